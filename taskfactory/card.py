@@ -1,0 +1,87 @@
+"""The dataset card (README.md with YAML front matter) of a corpus."""
+
+from __future__ import annotations
+
+import yaml
+
+from .shards import FIELDS
+
+
+def _size_category(n: int) -> str:
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if n < limit:
+            return label
+    return "1M<n<10M"
+
+
+def render_card(manifest: dict) -> str:
+    """The card of a corpus, from its manifest alone (so it is deterministic)."""
+    counts = manifest["counts"]
+    splits = sorted({s["split"] for s in manifest["shards"]}, key=["train", "test"].index)
+    front = {
+        "pretty_name": f"taskfactory corpus: {manifest['name']}",
+        "language": ["en"],
+        "tags": ["statistics", "hypothesis-testing", "synthetic", "data-analysis", "taskfactory"],
+        "task_categories": ["question-answering"],
+        "size_categories": [_size_category(counts["tasks"])],
+        "configs": [{"config_name": "default",
+                     "data_files": [{"split": s, "path": f"data/{s}-*.parquet"} for s in splits]}],
+        "dataset_info": {"splits": [{"name": s, "num_examples": counts["by_split"].get(s, 0)} for s in splits]},
+    }
+    grid = manifest["grid"]
+    lines = [
+        "---",
+        yaml.safe_dump(front, sort_keys=False).rstrip(),
+        "---",
+        "",
+        f"# taskfactory corpus: {manifest['name']}",
+        "",
+        "Synthetic hypothesis-testing tasks for training and evaluating data-analysis agents. Each row is one",
+        "task: a research question with its background, a data dictionary and a CSV dataset, and a hidden gold",
+        "answer (the canonical test, its p-value and the decision at alpha) computed on the CSV exactly as",
+        "released and checked against R's reference implementation. Each row also carries the tempting wrong",
+        "test (`naive_*`, `trap`), R and Python reference solutions, and a standalone script that regenerates",
+        "the dataset byte for byte.",
+        "",
+        f"Built by taskfactory {manifest['factory_version']} from grid `{manifest['name']}` "
+        f"(sha256 `{manifest['grid_sha256'][:16]}`), seed {grid['seed']}, alpha {grid['alpha']:g}.",
+        "",
+        "## Counts",
+        "",
+        f"- tasks: {counts['tasks']} ({counts['datasets']} datasets; "
+        + ", ".join(f"{s}: {counts['by_split'].get(s, 0)}" for s in splits) + ")",
+        f"- rejected (no attempt gave a reliable gold): {counts['rejected']}",
+        f"- traps (the naive test's decision differs from the gold one): {counts['traps']}",
+        "- prompt styles: " + ", ".join(f"{k} {v}" for k, v in counts["by_prompt_style"].items()),
+        "- effects: " + ", ".join(f"{k} {v}" for k, v in counts["by_effect"].items()),
+        "- perturbations: " + ", ".join(f"{k} {v}" for k, v in counts["by_perturbation"].items()),
+        "",
+        "| method | tasks | traps | trap share among tasks with a naive test |",
+        "|---|---:|---:|---:|",
+    ]
+    for method, n in counts["by_method"].items():
+        traps = counts["traps_by_method"].get(method, 0)
+        naive = counts["naive_by_method"].get(method, 0)
+        share = f"{traps / naive:.1%}" if naive else "-"
+        lines.append(f"| {method} | {n} | {traps} | {share} |")
+    lines += [
+        "",
+        "## Loading",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        'ds = load_dataset("parquet", data_dir="data")',
+        "```",
+        "",
+        "DuckDB (`SELECT * FROM 'data/*.parquet'`) and polars (`pl.read_parquet('data/*.parquet')`) read the",
+        "shards as they are. `manifest.json` lists every shard with its sha256.",
+        "",
+        "## Columns",
+        "",
+        "| column | type | meaning |",
+        "|---|---|---|",
+    ]
+    for name, typ, _, desc in FIELDS:
+        lines.append(f"| `{name}` | {typ} | {desc} |")
+    lines.append("")
+    return "\n".join(lines)

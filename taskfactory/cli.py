@@ -1,0 +1,159 @@
+"""The ``taskfactory`` command line: a thin layer over the library."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from ._version import __version__
+from .errors import TaskFactoryError
+
+
+class Group(click.Group):
+    """Turns library errors into ``error: <message>`` and their exit code."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except TaskFactoryError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="taskfactory")
+def main():
+    """Manufacture verifiable hypothesis-testing tasks with R-exact gold answers.
+
+    Example:
+
+        taskfactory plan grids/demo.yaml && taskfactory build grids/demo.yaml -o corpus/
+    """
+
+
+@main.command()
+@click.argument("grid", type=click.Path(dir_okay=False))
+@click.option("-o", "--out", required=True, type=click.Path(file_okay=False), help="Output corpus folder.")
+@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1), help="Shards built at once.")
+@click.option("--resume", is_flag=True, help="Continue an interrupted build, skipping finished shards.")
+@click.option("--overwrite", is_flag=True, help="Replace an earlier corpus in the output folder.")
+@click.option("--backend", default="loky", show_default=True,
+              type=click.Choice(["loky", "threading", "dask", "ray"]), help="joblib backend that runs the shards.")
+@click.option("--address", default=None, help="Scheduler address for the dask or ray backend.")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar.")
+def build(grid, out, jobs, resume, overwrite, backend, address, progress):
+    """Build the corpus a GRID file describes into a folder of Parquet shards.
+
+    Example:
+
+        taskfactory build grids/demo.yaml -o corpus/ --jobs 2
+    """
+    from .build import build as run_build
+
+    s = run_build(grid, out, jobs=jobs, resume=resume, overwrite=overwrite, progress=progress,
+                  backend=backend, address=address)
+    click.echo(f"built {s.tasks} tasks in {s.shards} shard(s) ({s.skipped_shards} resumed) into {s.out} "
+               f"in {s.seconds:.1f} s ({s.tasks_per_second:.1f} tasks/s); rejected: {s.rejected}; "
+               f"traps: {s.manifest['counts']['traps']}")
+
+
+@main.command()
+@click.argument("grid", type=click.Path(dir_okay=False))
+@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Cores to assume for the time estimate.")
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+def plan(grid, jobs, as_json):
+    """Validate a GRID file and count its tasks; writes nothing.
+
+    Prints counts per dimension, the total, the shards and an estimate of the
+    build time.
+
+    Example:
+
+        taskfactory plan grids/paper.yaml --jobs 2
+    """
+    from .plan import format_plan, plan as run_plan
+
+    p = run_plan(grid)
+    if as_json:
+        click.echo(json.dumps({"name": p.grid.name, "grid_sha256": p.grid.sha256, "total": p.total,
+                               "datasets": p.datasets, "by_split": dict(p.by_split),
+                               "by": {k: {str(a): b for a, b in v.items()} for k, v in p.by.items()},
+                               "estimated_seconds": round(p.estimate_seconds(jobs), 1)}, indent=1))
+    else:
+        click.echo(format_plan(p, jobs))
+
+
+@main.command()
+@click.argument("corpus", type=click.Path(file_okay=False))
+@click.argument("task_id", required=False)
+@click.option("--method", default=None, help="Show the first task of this method.")
+@click.option("--rows", default=8, show_default=True, type=click.IntRange(min=0), help="CSV rows to show.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole record as JSON.")
+def inspect(corpus, task_id, method, rows, as_json):
+    """Show one task of a CORPUS as the agent sees it and as the grader sees it.
+
+    Without TASK_ID, shows the first task (of --method, when given).
+
+    Example:
+
+        taskfactory inspect corpus/ --method welch_t
+    """
+    from .corpus import find_task
+    from .inspect import render_task, task_json
+
+    task = find_task(corpus, task_id, method)
+    click.echo(task_json(task) if as_json else render_task(task, rows), nl=False)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array, one object per family.")
+def methods(as_json):
+    """List the method families: canonical R call, naive test, scenarios.
+
+    Example:
+
+        taskfactory methods --json
+    """
+    from .registry import families
+
+    fams = families()
+    if as_json:
+        click.echo(json.dumps([f.describe() for f in fams], indent=1))
+        return
+    for f in fams:
+        d = f.describe()
+        click.echo(f"{f.name:<26} {f.canonical}")
+        click.echo(f"{'':<26} naive: {f.naive_method or '-'}; medium: {f.medium:g} ({f.effect_unit}); "
+                   f"min n {f.min_n}; {len(d['scenarios'])} scenarios")
+
+
+@main.command()
+@click.argument("method")
+@click.option("--json", "as_json", is_flag=True, help="Print the scenarios as JSON.")
+def scenarios(method, as_json):
+    """List the scenarios of METHOD: id, domain, title, question, roles.
+
+    Example:
+
+        taskfactory scenarios welch_t
+    """
+    from .registry import get_family
+    from .scenarios import load_scenarios
+
+    get_family(method)
+    scens = load_scenarios(method)
+    if as_json:
+        click.echo(json.dumps([{"id": s.id, "domain": s.domain, "title": s.title, "question": s.question,
+                                "roles": s.roles, "columns": [v.name for v in s.variables]} for s in scens], indent=1))
+        return
+    for s in scens:
+        click.echo(f"{s.id:<28} {s.domain:<16} {s.title}")
+        click.echo(f"{'':<28} {s.question}")
+        click.echo(f"{'':<28} roles: {json.dumps(s.roles)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""Effect levels and the calibration helpers families use.
+
+A level is ``null`` (the tested effect is exactly zero), ``medium`` (the family's
+conventional medium effect, fixed across N), ``borderline`` (calibrated per N so
+that the expected test statistic sits at the critical value: about half the
+seeds reject and the median p is near 0.05), or a level the grid defines, either
+by ``target_z`` (calibrated like borderline, to an expected two-sided z) or by
+``size`` (a fixed effect in the family's unit, one number or one per method).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from scipy import optimize, stats
+
+from .errors import GridError
+
+Z_BORDERLINE = float(stats.norm.isf(0.025))
+BUILTIN = ("null", "borderline", "medium")
+
+
+@dataclass(frozen=True)
+class EffectLevel:
+    """One effect level of a grid."""
+
+    name: str
+    target_z: float | None = None
+    size: float | dict | None = None
+
+    @property
+    def kind(self) -> str:
+        if self.name in BUILTIN:
+            return self.name
+        return "target_z" if self.target_z is not None else "size"
+
+    @property
+    def key(self) -> str:
+        """The level as it enters task ids: its name and its definition."""
+        if self.kind in BUILTIN:
+            return self.name
+        if self.kind == "target_z":
+            return f"{self.name}:z={self.target_z!r}"
+        return f"{self.name}:size={self.size!r}"
+
+    def value(self, family, n: int, params: dict) -> float:
+        """The true effect, in ``family.effect_unit``, for a task of size ``n``."""
+        if self.kind == "null":
+            return float(family.null_value)
+        if self.kind == "medium":
+            return float(family.medium)
+        if self.kind == "borderline":
+            return float(family.effect_for_z(Z_BORDERLINE, n, params))
+        if self.kind == "target_z":
+            return float(family.effect_for_z(float(self.target_z), n, params))
+        size = self.size[family.name] if isinstance(self.size, dict) else self.size
+        return float(size)
+
+
+def parse_effect(raw, where: str = "effects") -> EffectLevel:
+    """An :class:`EffectLevel` from a grid entry (``None`` is YAML's ``null``)."""
+    if raw is None or raw == "null":
+        return EffectLevel("null")
+    if isinstance(raw, str):
+        if raw in BUILTIN:
+            return EffectLevel(raw)
+        raise GridError(f"grid key '{where}': unknown effect '{raw}'; allowed: null, borderline, medium, "
+                        "or a mapping {name: ..., target_z: ...} or {name: ..., size: ...}")
+    if not isinstance(raw, dict):
+        raise GridError(f"grid key '{where}': each effect must be a name or a mapping, got {raw!r}")
+    unknown = sorted(set(raw) - {"name", "target_z", "size"})
+    if unknown:
+        raise GridError(f"grid key '{where}': unknown effect key '{unknown[0]}'; allowed: name, target_z, size")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name or name in BUILTIN or not name.replace("_", "").isalnum():
+        raise GridError(f"grid key '{where}': effect name ({name!r}) must be a new word, not one of {', '.join(BUILTIN)}")
+    if ("target_z" in raw) == ("size" in raw):
+        raise GridError(f"grid key '{where}': effect '{name}' needs exactly one of target_z or size")
+    if "target_z" in raw:
+        z = raw["target_z"]
+        if not isinstance(z, (int, float)) or isinstance(z, bool) or not 0 < z <= 8:
+            raise GridError(f"grid key '{where}': effect '{name}' target_z ({z!r}) must be a number in (0, 8]")
+        return EffectLevel(name, target_z=float(z))
+    size = raw["size"]
+    if isinstance(size, dict):
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in size.values()):
+            raise GridError(f"grid key '{where}': effect '{name}' sizes must be numbers")
+        return EffectLevel(name, size={str(k): float(v) for k, v in size.items()})
+    if not isinstance(size, (int, float)) or isinstance(size, bool):
+        raise GridError(f"grid key '{where}': effect '{name}' size ({size!r}) must be a number or a mapping method: number")
+    return EffectLevel(name, size=float(size))
+
+
+def target_p(z: float) -> float:
+    """The two-sided p-value of a z statistic."""
+    return float(2.0 * stats.norm.sf(z))
+
+
+@lru_cache(maxsize=4096)
+def t_critical(z: float, df: float) -> float:
+    """The |t| on ``df`` degrees of freedom with the two-sided p-value of ``z``.
+
+    A t statistic with this non-centrality rejects about half the time.
+    """
+    return float(stats.t.isf(target_p(z) / 2.0, df))
+
+
+@lru_cache(maxsize=4096)
+def chi2_noncentrality(z: float, df: int) -> float:
+    """The non-centrality that puts the median chi-square(df) at the critical
+    value of the two-sided p-value of ``z``."""
+    crit = stats.chi2.isf(target_p(z), df)
+    if df == 1:
+        return float(z * z)
+    return float(optimize.brentq(lambda lam: stats.ncx2.median(df, lam) - crit, 1e-9, 10 * crit + 100, xtol=1e-10))
+
+
+@lru_cache(maxsize=4096)
+def f_noncentrality(z: float, df1: int, df2: float) -> float:
+    """The non-centrality that puts the median F(df1, df2) at the critical value
+    of the two-sided p-value of ``z``."""
+    crit = stats.f.isf(target_p(z), df1, df2)
+    lam0 = chi2_noncentrality(z, df1)
+    return float(optimize.brentq(lambda lam: stats.ncf.median(df1, df2, lam) - crit, 1e-9, 10 * lam0 + 100, xtol=1e-8))
+

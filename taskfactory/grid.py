@@ -1,0 +1,340 @@
+"""Grid files: the design a corpus is built from.
+
+A grid names methods x scenarios x sample sizes x effect levels x perturbations
+x seeds x prompt styles; its product, less the ``exclude`` rules, is the set of
+tasks. :func:`load_grid` validates a grid file (or a mapping) and reports the
+first problem as one :class:`GridError` line naming the key and the allowed
+values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, NamedTuple
+
+import yaml
+
+from .effects import EffectLevel, parse_effect
+from .errors import GridError, TaskFactoryError
+from .prompts import STYLES
+from .registry import family_names, get_family
+from .scenarios import load_scenarios
+
+KEYS = ("name", "seed", "alpha", "methods", "scenarios", "n", "effects", "prompt_styles", "perturbations",
+        "seeds", "exclude", "split", "shard_rows")
+REQUIRED = ("seed", "methods", "n")
+PERTURBATIONS = ("none",)
+EXCLUDE_KEYS = ("method", "scenario", "n", "effect", "perturbation", "seed", "prompt_style")
+DEFAULT_EFFECTS = ("null", "borderline", "medium")
+MAX_N = 1_000_000
+
+
+class Coord(NamedTuple):
+    """The coordinates of one task."""
+
+    method: str
+    scenario: str
+    n: int
+    effect: EffectLevel
+    perturbation: str
+    seed: int
+    style: str
+    split: str
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A validated grid. Build one with :func:`load_grid`."""
+
+    name: str
+    seed: int
+    methods: tuple[str, ...]
+    scenarios: dict
+    n: tuple[int, ...]
+    effects: tuple[EffectLevel, ...]
+    prompt_styles: tuple[str, ...]
+    perturbations: tuple[str, ...]
+    seeds: int
+    exclude: tuple[dict, ...] = ()
+    split: dict | None = None
+    shard_rows: int = 1000
+    alpha: float = 0.05
+    source: str = field(default="<grid>", compare=False)
+
+    def normalized(self) -> dict:
+        """The grid as canonical plain data (what its sha256 covers)."""
+        return {
+            "name": self.name, "seed": self.seed, "alpha": self.alpha, "methods": list(self.methods),
+            "scenarios": {m: list(s) for m, s in self.scenarios.items()}, "n": list(self.n),
+            "effects": [e.name if e.kind in ("null", "borderline", "medium") else
+                        {"name": e.name, **({"target_z": e.target_z} if e.target_z is not None else {"size": e.size})}
+                        for e in self.effects],
+            "prompt_styles": list(self.prompt_styles), "perturbations": list(self.perturbations),
+            "seeds": self.seeds, "exclude": [dict(e) for e in self.exclude], "split": self.split,
+            "shard_rows": self.shard_rows,
+        }
+
+    @property
+    def sha256(self) -> str:
+        text = json.dumps(self.normalized(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def split_of(self, method: str, scenario: str) -> str:
+        return "test" if scenario in self._held_out().get(method, ()) else "train"
+
+    def _held_out(self) -> dict:
+        cached = self.__dict__.get("_held_out_cache")
+        if cached is None:
+            cached = held_out_scenarios(self)
+            object.__setattr__(self, "_held_out_cache", cached)
+        return cached
+
+    def splits(self) -> tuple[str, ...]:
+        return ("train", "test") if self.split else ("train",)
+
+    def excluded(self, **coords) -> bool:
+        """True when an ``exclude`` rule matches the (possibly partial) coordinates.
+
+        A rule matches when every key it names is given and matches.
+        """
+        for rule in self.exclude:
+            if all(key in coords and coords[key] in values for key, values in rule.items()):
+                return True
+        return False
+
+    def cells(self, split: str | None = None) -> Iterator[tuple]:
+        """Every (method, scenario, n, effect, perturbation) cell in build order."""
+        held = self._held_out()
+        for method in self.methods:
+            for scenario in self.scenarios[method]:
+                if split is not None and (scenario in held.get(method, ())) != (split == "test"):
+                    continue
+                for n in self.n:
+                    for effect in self.effects:
+                        for pert in self.perturbations:
+                            yield method, scenario, n, effect, pert
+
+    def tasks(self, split: str | None = None) -> Iterator[Coord]:
+        """Every task, in build order (prompt style innermost, so the variants
+        of one dataset are neighbours)."""
+        held = self._held_out()
+        fine = any(("seed" in r or "prompt_style" in r) for r in self.exclude)
+        for method, scenario, n, effect, pert in self.cells(split):
+            sp = "test" if scenario in held.get(method, ()) else "train"
+            if self.excluded(method=method, scenario=scenario, n=n, effect=effect.name, perturbation=pert):
+                continue
+            for seed in range(self.seeds):
+                for style in self.prompt_styles:
+                    if fine and self.excluded(method=method, scenario=scenario, n=n, effect=effect.name,
+                                              perturbation=pert, seed=seed, prompt_style=style):
+                        continue
+                    yield Coord(method, scenario, n, effect, pert, seed, style, sp)
+
+
+def held_out_scenarios(grid: Grid) -> dict:
+    """The scenarios of each method held out for the test split.
+
+    Each method holds out ``max(1, round(test * k))`` of its ``k`` scenarios
+    (never all of them), chosen by a hash of the split seed, method and
+    scenario; a method with one scenario stays in train.
+    """
+    if not grid.split:
+        return {}
+    out = {}
+    for method in grid.methods:
+        ids = list(grid.scenarios[method])
+        if len(ids) < 2:
+            continue
+        k = min(len(ids) - 1, max(1, round(grid.split["test"] * len(ids))))
+        ranked = sorted(ids, key=lambda s: hashlib.sha256(f"{grid.split['seed']}|{method}|{s}".encode()).hexdigest())
+        out[method] = frozenset(ranked[:k])
+    return out
+
+
+def _err(source: str, key: str | None, message: str):
+    where = f"{source}: key '{key}'" if key else source
+    raise GridError(f"{where}: {message}")
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _names_list(raw, key: str, allowed, source: str, all_ok: bool = True) -> tuple:
+    if all_ok and raw == "all":
+        return tuple(allowed)
+    items = [raw] if isinstance(raw, str) else raw
+    if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+        _err(source, key, f"must be {'all or ' if all_ok else ''}a list of names; allowed: {', '.join(allowed)}")
+    if not items:
+        _err(source, key, "is an empty list")
+    for x in items:
+        if x not in allowed:
+            _err(source, key, f"unknown value '{x}'; allowed: {', '.join(allowed)}")
+    if len(set(items)) != len(items):
+        _err(source, key, "lists a value twice")
+    return tuple(items)
+
+
+def load_grid(grid, source: str | None = None) -> Grid:
+    """Validate a grid given as a path to a YAML file or as a mapping."""
+    if isinstance(grid, Grid):
+        return grid
+    if isinstance(grid, (str, Path)):
+        path = Path(grid)
+        source = source or str(grid)
+        if not path.is_file():
+            raise GridError(f"{source}: no such grid file")
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise GridError(f"{source}: not valid YAML ({' '.join(str(exc).split())})") from None
+        default_name = path.stem
+    else:
+        raw, default_name = grid, "grid"
+        source = source or "<grid>"
+    if not isinstance(raw, dict):
+        _err(source, None, "the grid must be a YAML mapping of keys to values")
+    unknown = sorted(set(map(str, raw)) - set(KEYS))
+    if unknown:
+        _err(source, None, f"unknown key '{unknown[0]}'; allowed: {', '.join(sorted(KEYS))}")
+    for key in REQUIRED:
+        if key not in raw:
+            _err(source, None, f"missing required key '{key}'")
+
+    name = raw.get("name", default_name)
+    if not isinstance(name, str) or not name.strip() or any(c in name for c in "\n\r"):
+        _err(source, "name", "must be a one-line string")
+    seed = raw["seed"]
+    if not _is_int(seed) or not 0 <= seed < 2**63:
+        _err(source, "seed", f"must be a non-negative integer, got {seed!r}")
+    alpha = raw.get("alpha", 0.05)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 0.5:
+        _err(source, "alpha", f"must be a number in (0, 0.5), got {alpha!r}")
+
+    try:
+        known = family_names()
+    except TaskFactoryError as exc:
+        raise GridError(str(exc)) from None
+    methods = _names_list(raw["methods"], "methods", known, source)
+
+    scen_raw = raw.get("scenarios", "all")
+    scenarios = {m: tuple(s.id for s in load_scenarios(m)) for m in methods}
+    if scen_raw != "all":
+        if not isinstance(scen_raw, dict):
+            _err(source, "scenarios", "must be all or a mapping {method: [scenario ids]}")
+        for m, ids in scen_raw.items():
+            if m not in methods:
+                _err(source, "scenarios", f"names method '{m}', which the grid does not build; allowed: {', '.join(methods)}")
+            allowed = scenarios[m]
+            if ids == "all":
+                continue
+            items = [ids] if isinstance(ids, str) else ids
+            if not isinstance(items, list) or not items:
+                _err(source, "scenarios", f"method '{m}' needs all or a non-empty list of scenario ids")
+            for s in items:
+                if s not in allowed:
+                    _err(source, "scenarios", f"method '{m}' has no scenario '{s}'; allowed: {', '.join(allowed)}")
+            scenarios[m] = tuple(dict.fromkeys(items))
+
+    ns = raw["n"]
+    ns = [ns] if _is_int(ns) else ns
+    if not isinstance(ns, list) or not ns:
+        _err(source, "n", "must be a non-empty list of sample sizes")
+    for n in ns:
+        if not _is_int(n) or not 2 <= n <= MAX_N:
+            _err(source, "n", f"each sample size must be an integer from 2 to {MAX_N}, got {n!r}")
+    if len(set(ns)) != len(ns):
+        _err(source, "n", "lists a value twice")
+
+    eff_raw = raw.get("effects", list(DEFAULT_EFFECTS))
+    eff_raw = [eff_raw] if not isinstance(eff_raw, list) else eff_raw
+    if not eff_raw:
+        _err(source, "effects", "is an empty list")
+    effects = tuple(parse_effect(e, "effects") for e in eff_raw)
+    names = [e.name for e in effects]
+    if len(set(names)) != len(names):
+        _err(source, "effects", "lists an effect name twice")
+    for e in effects:
+        if isinstance(e.size, dict):
+            for m in methods:
+                if m not in e.size:
+                    _err(source, "effects", f"effect '{e.name}' gives no size for method '{m}'")
+        if e.size is not None:
+            for m in methods:
+                fam = get_family(m)
+                value = e.size[m] if isinstance(e.size, dict) else e.size
+                lo, hi = fam.effect_bounds
+                if not lo < value < hi:
+                    _err(source, "effects", f"effect '{e.name}' size {value!r} is outside ({lo:g}, {hi:g}) for method '{m}' ({fam.effect_unit})")
+
+    styles = _names_list(raw.get("prompt_styles", list(STYLES)), "prompt_styles", STYLES, source, all_ok=False)
+    perts = _names_list(raw.get("perturbations", ["none"]), "perturbations", PERTURBATIONS, source, all_ok=False)
+
+    seeds = raw.get("seeds", 1)
+    if not _is_int(seeds) or not 1 <= seeds <= 100_000:
+        _err(source, "seeds", f"must be an integer from 1 to 100000, got {seeds!r}")
+    shard_rows = raw.get("shard_rows", 1000)
+    if not _is_int(shard_rows) or not 1 <= shard_rows <= 1_000_000:
+        _err(source, "shard_rows", f"must be an integer from 1 to 1000000, got {shard_rows!r}")
+
+    allowed_values = {"method": methods, "n": tuple(ns), "effect": tuple(names), "perturbation": perts,
+                      "prompt_style": styles, "seed": tuple(range(seeds)),
+                      "scenario": tuple(sorted({s for m in methods for s in scenarios[m]}))}
+    exclude = []
+    ex_raw = raw.get("exclude", []) or []
+    if not isinstance(ex_raw, list):
+        _err(source, "exclude", "must be a list of mappings")
+    for rule in ex_raw:
+        if not isinstance(rule, dict) or not rule:
+            _err(source, "exclude", f"each rule must be a non-empty mapping, got {rule!r}")
+        clean = {}
+        for key, values in rule.items():
+            if key not in EXCLUDE_KEYS:
+                _err(source, "exclude", f"unknown key '{key}'; allowed: {', '.join(EXCLUDE_KEYS)}")
+            values = values if isinstance(values, list) else [values]
+            values = ["null" if v is None and key == "effect" else v for v in values]
+            for v in values:
+                if v not in allowed_values[key]:
+                    shown = ", ".join(map(str, allowed_values[key]))
+                    _err(source, "exclude", f"{key} '{v}' is not in the grid; allowed: {shown}")
+            clean[key] = tuple(values)
+        exclude.append(clean)
+
+    split = raw.get("split")
+    if split is not None:
+        if not isinstance(split, dict) or set(split) - {"by", "test", "seed"} or "test" not in split:
+            _err(source, "split", "must be a mapping {by: scenario, test: <fraction>, seed: <int>}")
+        if split.get("by", "scenario") != "scenario":
+            _err(source, "split", f"unknown value for by '{split.get('by')}'; allowed: scenario")
+        test = split["test"]
+        if isinstance(test, bool) or not isinstance(test, (int, float)) or not 0 < test < 1:
+            _err(source, "split", f"test must be a fraction in (0, 1), got {test!r}")
+        sseed = split.get("seed", 0)
+        if not _is_int(sseed) or sseed < 0:
+            _err(source, "split", f"seed must be a non-negative integer, got {sseed!r}")
+        split = {"by": "scenario", "test": float(test), "seed": sseed}
+
+    g = Grid(name=name.strip(), seed=seed, methods=methods, scenarios=scenarios, n=tuple(ns), effects=effects,
+             prompt_styles=styles, perturbations=perts, seeds=seeds, exclude=tuple(exclude), split=split,
+             shard_rows=shard_rows, alpha=float(alpha), source=source)
+
+    for method in methods:
+        fam = get_family(method)
+        for n in ns:
+            if n < fam.min_n and not g.excluded(method=method, n=n):
+                _err(source, "n", f"{n} is below the minimum N of '{method}' ({fam.min_n}); raise it or exclude "
+                     f"{{method: {method}, n: {n}}}")
+    if not any(True for _ in _first_task(g)):
+        _err(source, None, "the grid expands to no tasks (every combination is excluded)")
+    return g
+
+
+def _first_task(g: Grid):
+    for coord in g.tasks():
+        yield coord
+        return

@@ -1,0 +1,49 @@
+"""Showing one task as the agent and as the grader see it."""
+
+from __future__ import annotations
+
+import json
+
+
+def render_task(task: dict, rows: int = 8) -> str:
+    """Agent view (prompt, head of the CSV) then grader view (gold and trap)."""
+    head = "".join(task["data_csv"].splitlines(keepends=True)[: rows + 1])
+    rule = "=" * 72
+    df = ", ".join(f"{x:.4g}" for x in task["gold_df"]) or "-"
+    est = "-" if task["gold_estimate"] is None else f"{task['gold_estimate']:.6g}"
+    naive = "-"
+    if task["naive_method"]:
+        naive = f"{task['naive_method']}: p = {task['naive_p']:.6g} ({task['naive_decision']})"
+    lines = [
+        rule,
+        f"TASK {task['task_id']}  (data {task['data_id']}, {task['split']})",
+        f"{task['method']} / {task['scenario']} ({task['domain']}), n = {task['n']}, effect {task['effect']} "
+        f"= {task['effect_value']:.4g}, {task['prompt_style']}, perturbation {task['perturbation']}, "
+        f"seed {task['seed']}, attempt {task['attempt']}",
+        rule,
+        "AGENT SEES",
+        rule,
+        task["prompt"].rstrip(),
+        "",
+        f"--- {task['data_filename']} (first {min(rows, task['n_rows'])} of {task['n_rows']} rows) ---",
+        head.rstrip(),
+        rule,
+        "GRADER SEES",
+        rule,
+        f"gold method     {task['gold_method']}",
+        f"statistic       {task['gold_statistic_name']} = {task['gold_statistic']:.6g} (df {df})",
+        f"estimate        {est}",
+        f"p-value         {task['gold_p']:.6g} (z = {task['gold_z']:.3f})",
+        f"decision        {task['gold_decision']} at alpha = {task['alpha']:g}, {task['n_analyzed']} rows analysed",
+        f"naive           {naive}",
+        f"trap            {'yes' if task['trap'] else 'no'}",
+        f"roles           {task['roles']}",
+        "",
+        "reference (R):",
+        task["reference_r"].rstrip(),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def task_json(task: dict) -> str:
+    return json.dumps(task, indent=1, ensure_ascii=False)

@@ -1,0 +1,131 @@
+"""Data-generating helpers shared by the method families.
+
+Everything here uses only numpy and pandas, and only names defined in this
+module: the script emitted with each task carries the source of the helpers it
+uses verbatim, so a dataset can be regenerated, byte for byte, on a machine
+without taskfactory.
+
+A ``condition`` seen by these helpers needs only the attributes ``n``,
+``columns`` (a list of column specifications) and ``roles``.
+"""
+
+import numpy as np
+import pandas as pd
+
+
+def split_sizes(n, weights):
+    """Split ``n`` rows into integer group sizes proportional to ``weights``.
+
+    Uses largest remainders, ties broken by position, so the sizes always sum
+    to ``n`` and do not depend on floating-point accidents.
+    """
+    w = np.asarray(weights, dtype=float)
+    raw = n * w / w.sum()
+    sizes = np.floor(raw).astype(int)
+    order = np.argsort(-(raw - sizes), kind="stable")
+    sizes[order[: n - int(sizes.sum())]] += 1
+    return [int(s) for s in sizes]
+
+
+def labels_for(levels, sizes):
+    """An array holding ``levels[i]`` repeated ``sizes[i]`` times, in order."""
+    return np.repeat(np.asarray(levels, dtype=object), sizes)
+
+
+def draw_extra(spec, n, rng):
+    """Draw an extra (non-analysis) column from its ``dist`` specification."""
+    kind, arg = next(iter(spec["dist"].items()))
+    if kind == "normal":
+        return rng.normal(arg[0], arg[1], n)
+    if kind == "lognormal":
+        return rng.lognormal(arg[0], arg[1], n)
+    if kind == "uniform":
+        return rng.uniform(arg[0], arg[1], n)
+    if kind == "poisson":
+        return rng.poisson(arg, n).astype(float)
+    if kind == "integers":
+        return rng.integers(arg[0], arg[1], n, endpoint=True).astype(float)
+    if kind == "choice":
+        p = np.asarray(arg, dtype=float)
+        idx = rng.choice(len(spec["levels"]), size=n, p=p / p.sum())
+        return np.asarray(spec["levels"], dtype=object)[idx]
+    raise ValueError(f"distribution ({kind!r}) must be one of normal, lognormal, uniform, poisson, integers or choice")
+
+
+def finish(condition, rng, columns):
+    """Assemble the released table from the analysis columns.
+
+    Rows are shuffled (so no column arrives sorted), the extra columns are
+    drawn from their specifications, numeric values are clipped to their
+    plausible range, and the id column numbers the rows. Columns come out in
+    the order of ``condition.columns``; ``attrs["clipped"]`` counts the values
+    clipped per column.
+    """
+    n = len(next(iter(columns.values())))
+    order = rng.permutation(n)
+    frame, clipped = {}, {}
+    for spec in condition.columns:
+        name = spec["name"]
+        if spec["type"] == "id":
+            width = max(3, len(str(n)))
+            frame[name] = [f"{spec.get('prefix', '')}{i:0{width}d}" for i in range(1, n + 1)]
+            continue
+        if name in columns:
+            values = np.asarray(columns[name])[order]
+        else:
+            values = draw_extra(spec, n, rng)
+        if spec["type"] in ("numeric", "integer"):
+            lo, hi = spec["range"]
+            values = np.asarray(values, dtype=float)
+            clipped[name] = int(np.sum((values < lo) | (values > hi)))
+            values = np.clip(values, lo, hi)
+        frame[name] = values
+    out = pd.DataFrame(frame)
+    out.attrs["clipped"] = clipped
+    return out
+
+
+def _csv_field(text):
+    if any(c in text for c in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def format_column(values, spec):
+    """Format one column as CSV fields: fixed decimals, blanks for missing."""
+    out = []
+    if spec["type"] in ("numeric", "integer"):
+        digits = spec.get("decimals", 0) if spec["type"] == "numeric" else 0
+        for v in np.asarray(values, dtype=float):
+            if v != v:
+                out.append("")
+                continue
+            s = f"{v:.{digits}f}"
+            if s.startswith("-") and s.strip("-0.") == "":
+                s = s[1:]
+            out.append(s)
+        return out
+    for v in values:
+        if v is None or (isinstance(v, float) and v != v):
+            out.append("")
+        else:
+            out.append(_csv_field(str(v)))
+    return out
+
+
+def to_csv_text(frame, columns):
+    """The CSV text of ``frame`` as released: header, ``\\n`` line ends, UTF-8."""
+    names = [spec["name"] for spec in columns]
+    cells = [format_column(frame[spec["name"]], spec) for spec in columns]
+    lines = [",".join(_csv_field(name) for name in names)]
+    lines.extend(",".join(row) for row in zip(*cells))
+    return "\n".join(lines) + "\n"
+
+
+def column_spec(condition, role):
+    """The column specification of the column playing ``role``."""
+    name = condition.roles[role]
+    for spec in condition.columns:
+        if spec["name"] == name:
+            return spec
+    raise KeyError(name)

@@ -1,0 +1,46 @@
+"""Helpers shared by the families' analyses (not part of emitted scripts)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DataError
+
+
+def require(ok: bool, reason: str) -> None:
+    """Raise :class:`DataError` with ``reason`` unless ``ok``."""
+    if not ok:
+        raise DataError(reason)
+
+
+def numeric(data, column: str) -> np.ndarray:
+    """A column as a float array (the data are complete cases already)."""
+    return np.asarray(data[column], dtype=float)
+
+
+def grouped(data, outcome: str, group: str, k: int | None = None, min_size: int = 2):
+    """Split ``outcome`` by the levels of ``group``, in R's factor order.
+
+    Returns ``(levels, [arrays])``. Raises :class:`DataError` when the number
+    of levels is not ``k`` or a group has fewer than ``min_size`` values.
+    """
+    labels = data[group].astype(str).to_numpy()
+    levels = sorted(set(labels))
+    if k is not None:
+        require(len(levels) == k, f"'{group}' has {len(levels)} levels, the test needs {k}")
+    y = numeric(data, outcome)
+    parts = [y[labels == lv] for lv in levels]
+    require(all(len(p) >= min_size for p in parts), f"a level of '{group}' has fewer than {min_size} values")
+    return levels, parts
+
+
+def nonconstant(*arrays: np.ndarray) -> None:
+    """Raise :class:`DataError` when any array has zero variance."""
+    for a in arrays:
+        require(len(a) > 1 and float(np.ptp(a)) > 0.0, "a group has no variation")
+
+
+def welch_df(a: np.ndarray, b: np.ndarray) -> float:
+    """Welch-Satterthwaite degrees of freedom of two samples."""
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    return float((va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1)))

@@ -1,0 +1,56 @@
+"""The user message an agent receives, in the ``basic`` and ``guided`` styles."""
+
+from __future__ import annotations
+
+STYLES = ("basic", "guided")
+
+ANSWER_FORMAT = """End your answer with exactly these three lines:
+METHOD: <the test you used>
+P_VALUE: <a number, e.g. 0.0132 or 3.1e-07>
+DECISION: <reject | fail to reject>"""
+
+WORKFLOW = (
+    "Variable EDA: check each variable's type, values and plausible range, and count missing cells.",
+    "Distribution EDA: look at the shape of the analysis variables (skew, outliers, ties), by group where there are groups.",
+    "Assumption checks: check the assumptions of the candidate tests against what you saw.",
+    "Method choice and execution: choose the test whose assumptions hold and run it.",
+    "Inference: report the p-value and the decision at the stated alpha.",
+)
+
+
+def _number(x: float) -> str:
+    return f"{x:g}"
+
+
+def dictionary_line(entry: dict) -> str:
+    """One data-dictionary bullet: name, type, unit, range or levels, label."""
+    kind = {"id": "identifier", "numeric": "numeric", "integer": "integer", "category": "categorical"}[entry["type"]]
+    facts = [kind]
+    if entry.get("unit"):
+        facts.append(entry["unit"])
+    if entry.get("range") is not None:
+        lo, hi = entry["range"]
+        facts.append(f"plausible range {_number(lo)} to {_number(hi)}")
+    if entry.get("levels"):
+        facts.append("levels: " + ", ".join(entry["levels"]))
+    return f"- `{entry['name']}` ({'; '.join(facts)}): {entry['label']}"
+
+
+def render_prompt(*, style: str, context: str, question: str, dictionary: list[dict], data_filename: str,
+                  n_rows: int, alpha: float, hints: list[str]) -> str:
+    """The full prompt of one task."""
+    parts = [
+        context,
+        f"Research question: {question}",
+        f"The data are in `{data_filename}` ({n_rows} rows). Data dictionary:\n"
+        + "\n".join(dictionary_line(e) for e in dictionary),
+        f"Use a two-sided test at significance level alpha = {_number(alpha)}. Choose an appropriate test, "
+        "run it on the data, and report its result.",
+    ]
+    if style == "guided":
+        if hints:
+            parts.append("Hints about these data:\n" + "\n".join(f"- {h}" for h in hints))
+        parts.append("Work through the five steps of a careful analysis:\n"
+                     + "\n".join(f"{i}. {step}" for i, step in enumerate(WORKFLOW, 1)))
+    parts.append(ANSWER_FORMAT)
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,77 @@
+"""Reference solutions: R and Python code that reads a task's CSV and prints its gold.
+
+Both apply the canonical handling first (a value outside its plausible range is
+missing; complete cases on the test's columns), then run the family's code, and
+end by printing ``P_VALUE: <p>``.
+"""
+
+from __future__ import annotations
+
+import re
+
+ROLE_FIELD = re.compile(r"\{([a-z][a-z0-9_]*)\}")
+
+
+def role_columns(family, roles: dict) -> list[str]:
+    """The columns the family's test uses, in role order."""
+    cols = []
+    for role, kind in family.roles.items():
+        if kind == "value":
+            continue
+        value = roles[role]
+        cols.extend(value if isinstance(value, list) else [value])
+    return cols
+
+
+def fill(template: str, roles: dict, lang: str) -> str:
+    """Replace ``{role}`` fields (and only those) by the role's column or value."""
+    def sub(m):
+        key = m.group(1)
+        if key not in roles:
+            return m.group(0)
+        value = roles[key]
+        if isinstance(value, list):
+            return " + ".join(value) if lang == "r" else repr(value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return repr(float(value)) if lang == "py" else f"{value!r}"
+        return str(value)
+    return ROLE_FIELD.sub(sub, template)
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def reference_r(family, roles: dict, ranges: dict, data_filename: str) -> str:
+    cols = role_columns(family, roles)
+    lines = [f"# Canonical analysis: {family.title}", f"# R call: {family.canonical}"]
+    lines += [f"suppressPackageStartupMessages(library({pkg}))" for pkg in family.r_packages]
+    lines.append(f'd <- read.csv("{data_filename}", na.strings = "")')
+    for col in cols:
+        if col in ranges:
+            lo, hi = ranges[col]
+            lines.append(f"d${col}[!is.na(d${col}) & (d${col} < {_num(lo)} | d${col} > {_num(hi)})] <- NA"
+                         "  # outside the plausible range")
+    if family.complete_case:
+        lines.append("d <- d[complete.cases(d[, c(" + ", ".join(f'"{c}"' for c in cols) + ")]), ]")
+    lines.append(fill(family.r_code, roles, "r"))
+    lines.append("print(res)")
+    lines.append(f'cat(sprintf("P_VALUE: %.10g\\n", {family.r_pvalue}))')
+    return "\n".join(lines) + "\n"
+
+
+def reference_py(family, roles: dict, ranges: dict, data_filename: str) -> str:
+    cols = role_columns(family, roles)
+    lines = [f"# Canonical analysis: {family.title}", f"# R call: {family.canonical}", "import pandas as pd", "",
+             f'd = pd.read_csv("{data_filename}", keep_default_na=False, na_values=[""], float_precision="round_trip")']
+    for col in cols:
+        if col in ranges:
+            lo, hi = ranges[col]
+            lines.append(f'd.loc[(d["{col}"] < {_num(lo)}) | (d["{col}"] > {_num(hi)}), "{col}"] = float("nan")'
+                         "  # outside the plausible range")
+    if family.complete_case:
+        lines.append(f"d = d.dropna(subset={cols!r})")
+    lines.append(fill(family.py_code, roles, "py"))
+    lines.append('print(f"P_VALUE: {p_value:.10g}")')
+    return "\n".join(lines) + "\n"
+

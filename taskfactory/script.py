@@ -1,0 +1,124 @@
+"""The standalone script emitted with every task.
+
+The script carries the source of the family's ``generate`` and of every helper
+it calls, the task's condition as a Python literal, and the seed of its random
+stream; run with numpy and pandas alone it writes the task's CSV byte for byte.
+Text from scenario files reaches it only inside ``repr`` literals, so no label
+can change what the script does.
+"""
+
+from __future__ import annotations
+
+import inspect
+import pprint
+import types
+from functools import lru_cache
+
+from . import kit
+
+ALIASES = {"numpy": "np", "pandas": "pd"}
+PRIMITIVE = (int, float, str, bool, type(None))
+
+HEADER = '''#!/usr/bin/env python3
+"""Regenerates the dataset of taskfactory task {task_id}.
+
+Needs only numpy and pandas. ``python {script_name} [OUT.csv]`` writes the CSV,
+byte for byte as released, to OUT.csv (default: the released file name).
+"""
+
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+
+'''
+
+FOOTER = '''
+
+def main(path=None):
+    rng = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=SPAWN_KEY))
+    data = generate(CONDITION, rng)
+    text = to_csv_text(data, CONDITION.columns)
+    with open(path or CONDITION.data_filename, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:2])
+'''
+
+
+def _code_objects(code: types.CodeType):
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_objects(const)
+
+
+def _dependencies(func) -> tuple[list, dict]:
+    """Functions (transitively) and constants that ``func`` needs from its module."""
+    functions, constants, stack = {}, {}, [func]
+    while stack:
+        f = stack.pop()
+        key = (f.__module__, f.__name__)
+        if key in functions:
+            continue
+        functions[key] = f
+        for code in _code_objects(f.__code__):
+            for name in code.co_names:
+                if name not in f.__globals__:
+                    continue
+                obj = f.__globals__[name]
+                if isinstance(obj, types.ModuleType):
+                    if ALIASES.get(obj.__name__) != name:
+                        raise TypeError(f"{f.__module__}.{f.__name__} uses module '{name}'; emitted code may use only np and pd")
+                elif isinstance(obj, types.FunctionType):
+                    if obj.__module__ not in (kit.__name__, func.__module__):
+                        raise TypeError(f"{f.__module__}.{f.__name__} calls {obj.__module__}.{name}; emitted code may call only "
+                                        "taskfactory.kit and its own module")
+                    stack.append(obj)
+                elif isinstance(obj, PRIMITIVE) or (isinstance(obj, tuple) and all(isinstance(x, PRIMITIVE) for x in obj)):
+                    constants[name] = obj
+    names = {}
+    for (module, name), f in functions.items():
+        if name in names and names[name] is not f:
+            raise TypeError(f"two emitted functions are called '{name}'")
+        names[name] = f
+    ordered = sorted(functions.values(), key=lambda f: (f.__module__ != kit.__name__, f.__module__, f.__code__.co_firstlineno))
+    return ordered, constants
+
+
+@lru_cache(maxsize=None)
+def emitted_source(generate) -> str:
+    """The source of ``generate`` and ``kit.to_csv_text`` with all they call."""
+    funcs, constants = _dependencies(generate)
+    more, more_constants = _dependencies(kit.to_csv_text)
+    seen = {id(f) for f in funcs}
+    funcs = sorted(funcs + [f for f in more if id(f) not in seen],
+                   key=lambda f: (f.__module__ != kit.__name__, f.__module__, f.__code__.co_firstlineno))
+    constants.update(more_constants)
+    parts = [f"{name} = {value!r}" for name, value in sorted(constants.items())]
+    for f in funcs:
+        src = inspect.getsource(f).rstrip()
+        if f is generate and f.__name__ != "generate":
+            src += f"\n\n\ngenerate = {f.__name__}"
+        parts.append(src)
+    return "\n\n\n".join(parts)
+
+
+def render(task_id: str, generate, condition: dict, seed: int, spawn_key: tuple, task_meta: dict) -> str:
+    """The full text of one task's script."""
+    literal = pprint.pformat(condition, width=100, sort_dicts=False)
+    meta = pprint.pformat(task_meta, width=100, sort_dicts=False)
+    body = (
+        HEADER.format(task_id=task_id, script_name="generate_data.py")
+        + f"TASK = {meta}\n\n"
+        + f"CONDITION = SimpleNamespace(**{literal})\n\n"
+        + f"SEED = {int(seed)!r}\n"
+        + f"SPAWN_KEY = {tuple(int(k) for k in spawn_key)!r}\n\n\n"
+        + emitted_source(generate)
+        + "\n"
+        + FOOTER
+    )
+    return body

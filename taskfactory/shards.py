@@ -1,0 +1,111 @@
+"""The Parquet shards of a corpus: one explicit schema, deterministic bytes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ._version import __version__
+from .errors import CorpusError
+
+S, I, F, B = pa.string(), pa.int32(), pa.float64(), pa.bool_()
+
+FIELDS = [
+    ("task_id", S, False, "stable id: <method>-<12 hex> of the task's coordinates"),
+    ("data_id", S, False, "id of the dataset, shared by its prompt styles"),
+    ("method", S, False, "method family (taskfactory methods)"),
+    ("family", S, False, "broader category of the method"),
+    ("scenario", S, False, "scenario id (taskfactory scenarios METHOD)"),
+    ("domain", S, False, "field the scenario comes from"),
+    ("n", I, False, "rows drawn"),
+    ("effect", S, False, "effect level: null, borderline, medium or a grid-defined level"),
+    ("effect_value", F, False, "true effect in the data-generating process, in the family's unit"),
+    ("prompt_style", S, False, "basic or guided"),
+    ("perturbation", S, False, "perturbation applied to the released data"),
+    ("seed", I, False, "replicate index within the cell"),
+    ("attempt", I, False, "attempt of the task's random stream that succeeded"),
+    ("prompt", S, False, "the full user message an agent receives"),
+    ("question", S, False, "the research question"),
+    ("context", S, False, "the background paragraph"),
+    ("data_dictionary", S, False, "JSON list: name, label, unit, type, plausible range, levels"),
+    ("data_csv", S, False, "the dataset exactly as released"),
+    ("data_filename", S, False, "file name the prompt gives the dataset"),
+    ("n_rows", I, False, "rows in data_csv"),
+    ("data_sha256", S, False, "sha256 of data_csv (UTF-8)"),
+    ("roles", S, False, "JSON: which column plays which part of the test"),
+    ("dgp_params", S, False, "JSON: nuisance parameters drawn for this dataset"),
+    ("gold_method", S, False, "the canonical test, as R names it"),
+    ("gold_statistic", F, False, "the statistic R reports"),
+    ("gold_statistic_name", S, False, "its name in R's output (t, W, V, F, X-squared, S ...)"),
+    ("gold_df", pa.list_(F), False, "degrees of freedom (empty for exact and z tests)"),
+    ("gold_estimate", F, True, "effect estimate R reports, when it reports one"),
+    ("gold_p", F, False, "gold p-value (agrees with R: |dz| < 0.01)"),
+    ("gold_z", F, False, "min(Phi^-1(1 - p/2), 8)"),
+    ("gold_decision", S, False, "reject or fail to reject, at alpha"),
+    ("alpha", F, False, "significance level"),
+    ("n_analyzed", I, False, "rows the canonical test used"),
+    ("naive_method", S, True, "the tempting wrong test"),
+    ("naive_p", F, True, "its p-value"),
+    ("naive_decision", S, True, "its decision"),
+    ("trap", B, False, "the naive decision differs from the gold one"),
+    ("reference_r", S, False, "R code that reads the CSV and prints the gold p-value"),
+    ("reference_py", S, False, "Python code that reads the CSV and prints the gold p-value"),
+    ("script", S, False, "standalone numpy+pandas script that writes data_csv byte for byte"),
+    ("factory_version", S, False, "taskfactory version"),
+    ("grid_name", S, False, "name of the grid"),
+    ("grid_sha256", S, False, "sha256 of the normalised grid"),
+    ("split", S, False, "train or test (held-out scenarios)"),
+]
+
+DESCRIPTIONS = {name: desc for name, _, _, desc in FIELDS}
+ROW_GROUP_ROWS = 256
+
+
+def schema(provenance: dict | None = None) -> pa.Schema:
+    """The task schema; ``provenance`` goes into its metadata as JSON."""
+    fields = [pa.field(name, typ, nullable=nullable) for name, typ, nullable, _ in FIELDS]
+    meta = {"taskfactory": json.dumps({"version": __version__, **(provenance or {})}, sort_keys=True)}
+    return pa.schema(fields, metadata=meta)
+
+
+def write_shard(path: Path, records: list[dict], provenance: dict) -> None:
+    """Write ``records`` to ``path`` (zstd, explicit schema, no timestamps)."""
+    sch = schema(provenance)
+    table = pa.Table.from_pylist(records, schema=sch) if records else sch.empty_table()
+    pq.write_table(table, path, compression="zstd", compression_level=6, row_group_size=ROW_GROUP_ROWS,
+                   write_statistics=True, use_dictionary=["method", "family", "scenario", "domain", "effect",
+                                                          "prompt_style", "perturbation", "split", "gold_decision"])
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def open_shard(path: Path) -> pq.ParquetFile:
+    """Open a shard, reporting a corrupt or truncated file as a CorpusError."""
+    try:
+        return pq.ParquetFile(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise CorpusError(f"{path}: not a readable Parquet shard ({' '.join(str(exc).split())})") from None
+
+
+def read_columns(path: Path, columns: list[str]) -> pa.Table:
+    try:
+        return open_shard(path).read(columns=columns)
+    except (OSError, pa.ArrowException) as exc:
+        raise CorpusError(f"{path}: cannot read columns {columns} ({' '.join(str(exc).split())})") from None
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.partial")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,194 @@
+"""Making one task: draw the data, release it as CSV, fix the gold on that CSV.
+
+The pipeline for a dataset (shared by its prompt styles) is:
+
+1. derive the task's random streams from the grid seed and its coordinates;
+2. draw the family's nuisance parameters and resolve the effect level;
+3. ``generate`` the data and format it as the released CSV text;
+4. parse the CSV back and run the canonical and the naive tests on it.
+
+A :class:`DataError`, or any warning or exception on the way, sends the task to
+its next attempt (a fresh stream); after ``MAX_ATTEMPTS`` it is rejected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import kit
+from ._version import __version__
+from .analysis import prepare, read_csv_text, run_test
+from .condition import Condition
+from .grid import Coord, Grid
+from .prompts import render_prompt
+from .reference import reference_py, reference_r
+from .registry import get_family
+from .result import TestResult
+from .scenarios import get_scenario
+from .script import render as render_script
+
+MAX_ATTEMPTS = 5
+
+
+def data_key(grid: Grid, c: Coord) -> str:
+    return f"{grid.seed}|{c.method}|{c.scenario}|{c.n}|{c.effect.key}|{c.perturbation}|{c.seed}"
+
+
+def ids(grid: Grid, c: Coord) -> tuple[str, str, tuple[int, ...]]:
+    """``(task_id, data_id, stream_key)`` of a task.
+
+    data_id hashes every coordinate but the prompt style, so the variants of
+    one dataset share it (and their random stream); task_id adds the style and
+    alpha.
+    """
+    dkey = data_key(grid, c)
+    ddig = hashlib.sha256(dkey.encode()).digest()
+    tdig = hashlib.sha256(f"{dkey}|{c.style}|{grid.alpha!r}".encode()).hexdigest()
+    stream = tuple(int.from_bytes(ddig[i:i + 4], "big") for i in range(0, 16, 4))
+    return f"{c.method}-{tdig[:12]}", f"{c.method}-{ddig.hex()[:12]}", stream
+
+
+def plain(obj):
+    """numpy scalars and tuples to plain Python data, for literals and JSON."""
+    if isinstance(obj, dict):
+        return {str(k): plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
+
+
+@dataclass
+class Dataset:
+    """One released dataset with its gold: what the prompt styles share."""
+
+    data_id: str
+    attempt: int
+    condition: Condition
+    stream: tuple
+    csv_text: str
+    n_rows: int
+    gold: TestResult
+    naive: TestResult | None
+
+
+@dataclass
+class Rejected:
+    data_id: str
+    reasons: list
+
+
+def _streams(grid: Grid, stream: tuple, attempt: int):
+    params = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=stream + (attempt, 0)))
+    data_key = stream + (attempt, 1)
+    return params, data_key
+
+
+def release(grid: Grid, c: Coord) -> Dataset | Rejected:
+    """Draw, release and analyse the dataset of ``c`` (retrying on failure)."""
+    family = get_family(c.method)
+    scen = get_scenario(c.method, c.scenario)
+    _, data_id, stream = ids(grid, c)
+    reasons = []
+    for attempt in range(MAX_ATTEMPTS):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                for cat in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
+                    warnings.simplefilter("ignore", cat)
+                rng_params, data_stream = _streams(grid, stream, attempt)
+                params = plain(family.draw_params(scen, c.n, rng_params)) if family.draw_params else {}
+                effect_value = c.effect.value(family, c.n, params)
+                cond = Condition(method=c.method, roles=dict(scen.roles), n=c.n, scenario=scen.id,
+                                 effect=c.effect.name, effect_value=float(effect_value), params=params,
+                                 dgp=plain(scen.dgp), columns=scen.columns(), alpha=grid.alpha,
+                                 data_filename=f"{scen.id}.csv")
+                rng = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=data_stream))
+                frame = family.generate(cond, rng)
+                csv_text = kit.to_csv_text(frame, cond.columns)
+                data = prepare(family, read_csv_text(csv_text), cond.roles, scen.ranges())
+                gold = run_test(family, cond, data, prepared=True)
+                naive = run_test(family, cond, data, which="naive", prepared=True) if family.naive else None
+            return Dataset(data_id=data_id, attempt=attempt, condition=cond, stream=data_stream, csv_text=csv_text,
+                           n_rows=len(frame), gold=gold, naive=naive)
+        except Exception as exc:  # noqa: BLE001 - one bad task must never stop a build
+            reasons.append(f"attempt {attempt}: {type(exc).__name__}: {exc}")
+    return Rejected(data_id=data_id, reasons=reasons)
+
+
+def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
+    """The Parquet row of task ``c`` on its released dataset."""
+    family = get_family(c.method)
+    scen = get_scenario(c.method, c.scenario)
+    task_id, data_id, _ = ids(grid, c)
+    cond = ds.condition
+    context, question = scen.fill(scen.context, c.n), scen.fill(scen.question, c.n)
+    dictionary = scen.data_dictionary()
+    hints = list(family.hints(cond)) if family.hints else []
+    prompt = render_prompt(style=c.style, context=context, question=question, dictionary=dictionary,
+                           data_filename=cond.data_filename, n_rows=ds.n_rows, alpha=grid.alpha, hints=hints)
+    gold, naive = ds.gold, ds.naive
+    decision = gold.decision(grid.alpha)
+    naive_decision = naive.decision(grid.alpha) if naive else None
+    ranges = scen.ranges()
+    meta = {"task_id": task_id, "data_id": data_id, "method": c.method, "scenario": scen.id, "title": scen.title,
+            "factory_version": __version__}
+    return {
+        "task_id": task_id,
+        "data_id": data_id,
+        "method": c.method,
+        "family": family.category,
+        "scenario": scen.id,
+        "domain": scen.domain,
+        "n": c.n,
+        "effect": c.effect.name,
+        "effect_value": cond.effect_value,
+        "prompt_style": c.style,
+        "perturbation": c.perturbation,
+        "seed": c.seed,
+        "attempt": ds.attempt,
+        "prompt": prompt,
+        "question": question,
+        "context": context,
+        "data_dictionary": json.dumps(dictionary, ensure_ascii=False),
+        "data_csv": ds.csv_text,
+        "data_filename": cond.data_filename,
+        "n_rows": ds.n_rows,
+        "data_sha256": hashlib.sha256(ds.csv_text.encode("utf-8")).hexdigest(),
+        "roles": json.dumps(cond.roles, ensure_ascii=False),
+        "dgp_params": json.dumps(cond.params, sort_keys=True),
+        "gold_method": gold.method,
+        "gold_statistic": gold.statistic,
+        "gold_statistic_name": gold.statistic_name,
+        "gold_df": list(gold.df),
+        "gold_estimate": gold.estimate,
+        "gold_p": gold.pvalue,
+        "gold_z": gold.z,
+        "gold_decision": decision,
+        "alpha": grid.alpha,
+        "n_analyzed": gold.n,
+        "naive_method": naive.method if naive else None,
+        "naive_p": naive.pvalue if naive else None,
+        "naive_decision": naive_decision,
+        "trap": bool(naive is not None and naive_decision != decision),
+        "reference_r": reference_r(family, cond.roles, ranges, cond.data_filename),
+        "reference_py": reference_py(family, cond.roles, ranges, cond.data_filename),
+        "script": render_script(task_id, family.generate, cond.literal(), grid.seed, ds.stream, meta),
+        "factory_version": __version__,
+        "grid_name": grid.name,
+        "grid_sha256": grid.sha256,
+        "split": c.split,
+    }
+
+
+def reject_entry(grid: Grid, c: Coord, rej: Rejected) -> dict:
+    task_id, data_id, _ = ids(grid, c)
+    return {"task_id": task_id, "data_id": data_id, "method": c.method, "scenario": c.scenario, "n": c.n,
+            "effect": c.effect.name, "perturbation": c.perturbation, "seed": c.seed, "prompt_style": c.style,
+            "split": c.split, "reasons": rej.reasons}

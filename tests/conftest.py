@@ -1,0 +1,46 @@
+import contextlib
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+import taskfactory as tf
+from taskfactory.effects import EffectLevel
+from taskfactory.grid import Coord
+from taskfactory.task import Dataset, record, release
+
+ROOT = Path(__file__).resolve().parents[1]
+FAMILIES = [f.name for f in tf.families()]
+
+
+def small_grid(method, n=30, seeds=1, seed=7, **extra):
+    return tf.load_grid({"seed": seed, "methods": [method], "n": [n], "seeds": seeds, **extra})
+
+
+def dataset(grid, method, scenario, n, effect="null", seed=0, style="basic", perturbation="none"):
+    level = effect if isinstance(effect, EffectLevel) else EffectLevel(effect)
+    c = Coord(method, scenario, n, level, perturbation, seed, style, "train")
+    ds = release(grid, c)
+    assert isinstance(ds, Dataset), ds.reasons
+    return c, ds
+
+
+def run_python(code: str, cwd: Path) -> str:
+    """Execute ``code`` in-process with ``cwd`` as working directory; return stdout."""
+    out = io.StringIO()
+    old = os.getcwd()
+    try:
+        os.chdir(cwd)
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "<reference>", "exec"), {"__name__": "__reference__"})
+    finally:
+        os.chdir(old)
+    return out.getvalue()
+
+
+@pytest.fixture
+def record_of():
+    def make(grid, c, ds):
+        return record(grid, c, ds)
+    return make

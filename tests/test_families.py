@@ -1,0 +1,146 @@
+"""Contract tests run over every registered family.
+
+Each family must: have 5-7 scenarios from different fields; emit a script that
+uses only numpy and pandas and rewrites its CSV; carry a Python reference
+solution that prints its gold; give uniform p-values under the null; reject
+about half the time at the borderline effect; and keep generated values inside
+the plausible ranges.
+"""
+
+import ast
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import taskfactory as tf
+from taskfactory.effects import EffectLevel
+from taskfactory.script import emitted_source
+
+from conftest import FAMILIES, dataset, run_python, small_grid
+
+NULL_SEEDS = 300
+BORDER_SEEDS = 200
+
+
+def first_scenario(method):
+    return tf.load_scenarios(method)[0].id
+
+
+@pytest.mark.parametrize("method", FAMILIES)
+def test_registration_is_complete(method):
+    fam = tf.get_family(method)
+    assert fam.canonical and fam.title and fam.category and fam.effect_unit
+    assert (fam.naive is None) == (fam.naive_method is None)
+    assert fam.min_n >= 2 and fam.medium != fam.null_value
+    assert "res" in fam.r_code and "p_value" in fam.py_code
+    emitted_source(fam.generate)  # raises when generate reaches beyond numpy, pandas and kit
+
+
+@pytest.mark.parametrize("method", FAMILIES)
+def test_scenarios_come_from_different_fields(method):
+    scens = tf.load_scenarios(method)
+    assert 5 <= len(scens) <= 7
+    domains = [s.domain for s in scens]
+    assert len(set(domains)) == len(domains), domains
+
+
+@pytest.mark.parametrize("method", FAMILIES)
+def test_every_scenario_builds_and_reference_py_prints_the_gold(method, tmp_path):
+    fam = tf.get_family(method)
+    n = max(fam.min_n, 40)
+    grid = small_grid(method, n=n)
+    for scen in tf.load_scenarios(method):
+        c, ds = dataset(grid, method, scen.id, n, "medium")
+        from taskfactory.task import record
+
+        rec = record(grid, c, ds)
+        (tmp_path / rec["data_filename"]).write_text(rec["data_csv"])
+        printed = run_python(rec["reference_py"], tmp_path)
+        p_ref = float(printed.strip().splitlines()[-1].split("P_VALUE:")[1])
+        assert abs(tf.z_of_p(p_ref) - rec["gold_z"]) < 1e-6, (scen.id, p_ref, rec["gold_p"])
+        assert rec["n_rows"] == n and rec["n_analyzed"] == ds.gold.n
+        extras = [v for v in scen.variables if v.type != "id" and v.name not in json.dumps(scen.roles)]
+        assert 1 <= len(extras) <= 3
+
+
+@pytest.mark.parametrize("method", FAMILIES)
+def test_emitted_script_is_standalone_and_reproduces_csv(method, tmp_path):
+    from taskfactory.task import record
+
+    grid = small_grid(method, n=max(tf.get_family(method).min_n, 30))
+    c, ds = dataset(grid, method, first_scenario(method), grid.n[0], "borderline", seed=3)
+    rec = record(grid, c, ds)
+    tree = ast.parse(rec["script"])
+    imported = {a.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                for a in node.names} | {node.module.split(".")[0] for node in ast.walk(tree)
+                                        if isinstance(node, ast.ImportFrom)}
+    assert imported <= {"numpy", "pandas", "sys", "types", "np", "pd", "SimpleNamespace"}, imported
+    script = tmp_path / "generate_data.py"
+    script.write_text(rec["script"])
+    subprocess.run([sys.executable, "-I", str(script), str(tmp_path / "out.csv")], check=True, cwd=tmp_path)
+    assert (tmp_path / "out.csv").read_bytes() == rec["data_csv"].encode()
+
+
+def _gold_ps(method, effect, n, seeds):
+    grid = small_grid(method, n=n, seed=11)
+    scenarios = [s.id for s in tf.load_scenarios(method)]
+    ps = []
+    for k in range(seeds):
+        _, ds = dataset(grid, method, scenarios[k % len(scenarios)], n, effect, seed=k)
+        ps.append(ds.gold.pvalue)
+    return np.array(ps)
+
+
+@pytest.mark.parametrize("method", FAMILIES)
+def test_null_p_values_are_uniform(method):
+    n = max(tf.get_family(method).min_n, 30)
+    ps = _gold_ps(method, "null", n, NULL_SEEDS)
+    ks = stats.kstest(ps, "uniform")
+    assert ks.pvalue > 0.001, f"KS p = {ks.pvalue:.2e}"
+    rate = float(np.mean(ps < 0.05))
+    se = np.sqrt(0.05 * 0.95 / NULL_SEEDS)
+    assert abs(rate - 0.05) < 3.5 * se, f"type I error {rate:.3f}"
+
+
+@pytest.mark.parametrize("method", FAMILIES)
+def test_borderline_rejects_about_half_the_time(method):
+    ps = _gold_ps(method, "borderline", 120, BORDER_SEEDS)
+    share = float(np.mean(ps < 0.05))
+    assert 0.35 <= share <= 0.65, f"reject share {share:.2f}"
+    assert 0.02 <= float(np.median(ps)) <= 0.12, f"median p {np.median(ps):.3f}"
+
+
+@pytest.mark.parametrize("method", FAMILIES)
+def test_medium_effect_grows_with_n(method):
+    small = _gold_ps(method, "medium", max(tf.get_family(method).min_n, 30), 40)
+    large = _gold_ps(method, "medium", 800, 20)
+    assert np.mean(large < 0.05) > np.mean(small < 0.05)
+    assert np.mean(large < 0.05) >= 0.9
+
+
+@pytest.mark.parametrize("method", FAMILIES)
+def test_generated_values_stay_inside_plausible_ranges(method):
+    """The generator clips to the plausible ranges; it should almost never need to."""
+    fam = tf.get_family(method)
+    grid = small_grid(method, n=1000)
+    for scen in tf.load_scenarios(method):
+        for effect in ("null", "medium"):
+            _, ds = dataset(grid, method, scen.id, 1000, effect)
+            rng = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=ds.stream))
+            frame = fam.generate(ds.condition, rng)
+            for name, count in frame.attrs["clipped"].items():
+                assert count <= 10, f"{scen.id}.{name}: {count} of 1000 values clipped to the range"
+
+
+@pytest.mark.parametrize("method", FAMILIES)
+def test_public_analyse_matches_gold(method):
+    grid = small_grid(method, n=max(tf.get_family(method).min_n, 30))
+    scen = tf.load_scenarios(method)[0]
+    _, ds = dataset(grid, method, scen.id, grid.n[0], "medium", seed=5)
+    data = tf.analysis.read_csv_text(ds.csv_text)
+    res = tf.analyse(method, data, scen.roles, ranges=scen.ranges())
+    assert res == ds.gold
