@@ -114,7 +114,8 @@ def _prepare_out(out: Path, g: Grid, resume: bool, overwrite: bool) -> bool:
                     path.unlink()
         elif resume:
             if plan_file.exists():
-                have = json.loads(plan_file.read_text())
+                saved = json.loads(plan_file.read_text())
+                have = {k: saved.get(k) for k in want}
             elif (out / "manifest.json").exists():
                 man = json.loads((out / "manifest.json").read_text())
                 have = {"grid_sha256": man.get("grid_sha256"), "factory_version": man.get("factory_version")}

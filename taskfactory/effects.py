@@ -65,30 +65,30 @@ def parse_effect(raw, where: str = "effects") -> EffectLevel:
     if isinstance(raw, str):
         if raw in BUILTIN:
             return EffectLevel(raw)
-        raise GridError(f"grid key '{where}': unknown effect '{raw}'; allowed: null, borderline, medium, "
+        raise GridError(f"key '{where}': unknown effect '{raw}'; allowed: null, borderline, medium, "
                         "or a mapping {name: ..., target_z: ...} or {name: ..., size: ...}")
     if not isinstance(raw, dict):
-        raise GridError(f"grid key '{where}': each effect must be a name or a mapping, got {raw!r}")
+        raise GridError(f"key '{where}': each effect must be a name or a mapping, got {raw!r}")
     unknown = sorted(set(raw) - {"name", "target_z", "size"})
     if unknown:
-        raise GridError(f"grid key '{where}': unknown effect key '{unknown[0]}'; allowed: name, target_z, size")
+        raise GridError(f"key '{where}': unknown effect key '{unknown[0]}'; allowed: name, target_z, size")
     name = raw.get("name")
     if not isinstance(name, str) or not name or name in BUILTIN or not name.replace("_", "").isalnum():
-        raise GridError(f"grid key '{where}': effect name ({name!r}) must be a new word, not one of {', '.join(BUILTIN)}")
+        raise GridError(f"key '{where}': effect name ({name!r}) must be a new word, not one of {', '.join(BUILTIN)}")
     if ("target_z" in raw) == ("size" in raw):
-        raise GridError(f"grid key '{where}': effect '{name}' needs exactly one of target_z or size")
+        raise GridError(f"key '{where}': effect '{name}' needs exactly one of target_z or size")
     if "target_z" in raw:
         z = raw["target_z"]
         if not isinstance(z, (int, float)) or isinstance(z, bool) or not 0 < z <= 8:
-            raise GridError(f"grid key '{where}': effect '{name}' target_z ({z!r}) must be a number in (0, 8]")
+            raise GridError(f"key '{where}': effect '{name}' target_z ({z!r}) must be a number in (0, 8]")
         return EffectLevel(name, target_z=float(z))
     size = raw["size"]
     if isinstance(size, dict):
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in size.values()):
-            raise GridError(f"grid key '{where}': effect '{name}' sizes must be numbers")
+            raise GridError(f"key '{where}': effect '{name}' sizes must be numbers")
         return EffectLevel(name, size={str(k): float(v) for k, v in size.items()})
     if not isinstance(size, (int, float)) or isinstance(size, bool):
-        raise GridError(f"grid key '{where}': effect '{name}' size ({size!r}) must be a number or a mapping method: number")
+        raise GridError(f"key '{where}': effect '{name}' size ({size!r}) must be a number or a mapping method: number")
     return EffectLevel(name, size=float(size))
 
 

@@ -255,7 +255,10 @@ def load_grid(grid, source: str | None = None) -> Grid:
     eff_raw = [eff_raw] if not isinstance(eff_raw, list) else eff_raw
     if not eff_raw:
         _err(source, "effects", "is an empty list")
-    effects = tuple(parse_effect(e, "effects") for e in eff_raw)
+    try:
+        effects = tuple(parse_effect(e, "effects") for e in eff_raw)
+    except GridError as exc:
+        raise GridError(f"{source}: {exc}") from None
     names = [e.name for e in effects]
     if len(set(names)) != len(names):
         _err(source, "effects", "lists an effect name twice")

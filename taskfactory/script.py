@@ -9,8 +9,10 @@ can change what the script does.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import pprint
+import textwrap
 import types
 from functools import lru_cache
 
@@ -56,6 +58,12 @@ def _code_objects(code: types.CodeType):
             yield from _code_objects(const)
 
 
+def _is_attribute_only(func, name: str) -> bool:
+    """True when ``name`` occurs in ``func`` only as an attribute (``x.name``)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    return not any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(tree))
+
+
 def _dependencies(func) -> tuple[list, dict]:
     """Functions (transitively) and constants that ``func`` needs from its module."""
     functions, constants, stack = {}, {}, [func]
@@ -80,6 +88,9 @@ def _dependencies(func) -> tuple[list, dict]:
                     stack.append(obj)
                 elif isinstance(obj, PRIMITIVE) or (isinstance(obj, tuple) and all(isinstance(x, PRIMITIVE) for x in obj)):
                     constants[name] = obj
+                elif not _is_attribute_only(f, name):
+                    raise TypeError(f"{f.__module__}.{f.__name__} uses '{name}' ({type(obj).__name__}); emitted code may "
+                                    "use only np, pd, functions of kit or its own module, and plain constants")
     names = {}
     for (module, name), f in functions.items():
         if name in names and names[name] is not f:

@@ -1,0 +1,150 @@
+"""Building a corpus: layout, determinism, resume after SIGKILL, rejects."""
+
+import dataclasses
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+import taskfactory as tf
+from taskfactory import registry
+from taskfactory.cli import main
+from taskfactory.errors import DataError
+from taskfactory.shards import FIELDS
+
+GRID = {"name": "unit", "seed": 3, "methods": ["welch_t"], "n": [30, 200], "seeds": 2, "shard_rows": 20,
+        "split": {"test": 0.3, "seed": 1}}
+
+
+def tree_bytes(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    out = tmp_path_factory.mktemp("c") / "corpus"
+    summary = tf.build(GRID, out)
+    return out, summary
+
+
+def test_layout_manifest_and_schema(corpus):
+    out, summary = corpus
+    files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert files == ["README.md", "data/test-00000-of-00003.parquet", "data/test-00001-of-00003.parquet",
+                     "data/test-00002-of-00003.parquet"] + [f"data/train-{i:05d}-of-00005.parquet" for i in range(5)] \
+        + ["manifest.json", "rejected.jsonl"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"]["tasks"] == summary.tasks == 6 * 2 * 3 * 2 * 2
+    assert manifest["counts"]["datasets"] == summary.tasks // 2
+    assert manifest["counts"]["by_split"] == {"test": 48, "train": 96}
+    for shard in manifest["shards"]:
+        data = (out / shard["path"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == shard["sha256"] and len(data) == shard["bytes"]
+        pf = pq.ParquetFile(out / shard["path"])
+        assert pf.metadata.num_rows == shard["rows"]
+        assert pf.schema_arrow.names == [f[0] for f in FIELDS]
+        assert pf.metadata.row_group(0).column(0).compression == "ZSTD"
+        assert b"created_by" not in json.dumps(pf.schema_arrow.metadata[b"taskfactory"].decode()).encode()
+    card = (out / "README.md").read_text()
+    assert card.startswith("---\n") and "path: data/train-*.parquet" in card and "path: data/test-*.parquet" in card
+
+
+def test_guided_and_basic_share_the_dataset(corpus):
+    out, _ = corpus
+    rows = pq.read_table(out / "data/train-00000-of-00005.parquet").to_pylist()
+    basic, guided = rows[0], rows[1]
+    assert basic["data_id"] == guided["data_id"] and basic["task_id"] != guided["task_id"]
+    assert basic["data_csv"] == guided["data_csv"] and basic["gold_p"] == guided["gold_p"]
+    assert (basic["prompt_style"], guided["prompt_style"]) == ("basic", "guided")
+    assert "Hints about these data" in guided["prompt"] and "Hints" not in basic["prompt"]
+    assert basic["task_id"].startswith("welch_t-") and len(basic["task_id"]) == len("welch_t-") + 12
+
+
+def test_rebuild_is_byte_identical_for_any_jobs(corpus, tmp_path):
+    out, _ = corpus
+    tf.build(GRID, tmp_path / "again", jobs=2)
+    assert tree_bytes(tmp_path / "again") == tree_bytes(out)
+
+
+def test_sigkill_then_resume_is_byte_identical(corpus, tmp_path):
+    out, _ = corpus
+    grid = tmp_path / "unit.yaml"
+    grid.write_text(json.dumps(GRID))
+    target = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "taskfactory.cli", "build", str(grid), "-o", str(target),
+                             "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and not list((target / "data").glob("*.parquet")):
+        time.sleep(0.005)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (target / "manifest.json").exists(), "the build finished before it could be killed"
+    result = CliRunner().invoke(main, ["build", str(grid), "-o", str(target), "--no-progress"])
+    assert result.exit_code == 1 and "is not empty; use --resume" in result.output
+    result = CliRunner().invoke(main, ["build", str(grid), "-o", str(target), "--resume", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "resumed" in result.output and " 0 resumed" not in result.output
+    assert tree_bytes(target) == tree_bytes(out)
+
+
+def test_resume_refuses_another_grid(corpus, tmp_path):
+    out, _ = corpus
+    target = tmp_path / "c"
+    tf.build(GRID, target)
+    with pytest.raises(tf.TaskFactoryError, match="was built from another grid"):
+        tf.build({**GRID, "seed": 4}, target, resume=True)
+    again = tf.build(GRID, target, resume=True)
+    assert again.tasks == 144 and tree_bytes(target) == tree_bytes(out)
+
+
+def test_overwrite_refuses_a_folder_that_is_not_a_corpus(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(tf.TaskFactoryError, match="not a taskfactory corpus; refusing"):
+        tf.build(GRID, tmp_path, overwrite=True)
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_failing_tasks_are_retried_then_rejected(tmp_path, monkeypatch):
+    fam = registry.get_family("welch_t")
+    calls = []
+
+    def analyse(condition, data):
+        calls.append(len(data))
+        if len(data) == 30:
+            raise DataError("degenerate on purpose")
+        return fam.analyse(condition, data)
+
+    monkeypatch.setitem(registry._REGISTRY, "welch_t", dataclasses.replace(fam, analyse=analyse))
+    grid = {**GRID, "split": None, "shard_rows": 1000}
+    summary = tf.build(grid, tmp_path / "c")
+    rejected = [json.loads(line) for line in (tmp_path / "c/rejected.jsonl").read_text().splitlines()]
+    assert summary.rejected == len(rejected) == 72 and summary.tasks == 72
+    assert {r["n"] for r in rejected} == {30}
+    assert rejected[0]["reasons"] == [f"attempt {k}: DataError: degenerate on purpose" for k in range(5)]
+    assert calls.count(30) == 36 * 5  # each dataset once for both styles, five attempts
+    manifest = json.loads((tmp_path / "c/manifest.json").read_text())
+    assert manifest["counts"]["rejected_by_method"] == {"welch_t": 72}
+
+
+def test_cli_build_then_inspect(corpus):
+    out, _ = corpus
+    result = CliRunner().invoke(main, ["inspect", str(out), "--rows", "3"])
+    assert result.exit_code == 0
+    assert "AGENT SEES" in result.output and "GRADER SEES" in result.output
+    assert "P_VALUE: <a number" in result.output
+    lines = result.output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("--- ") and "(first 3 of" in line)
+    assert lines[start + 5].startswith("=====")  # the CSV header and three rows, then the grader's view
+    first = pq.read_table(out / "data/train-00000-of-00005.parquet").to_pylist()[0]
+    by_id = CliRunner().invoke(main, ["inspect", str(out), first["task_id"], "--json"])
+    assert json.loads(by_id.output)["gold_p"] == first["gold_p"]
+    missing = CliRunner().invoke(main, ["inspect", str(out), "welch_t-000000000000"])
+    assert missing.exit_code == 1 and missing.output == f"error: {out}: holds no task 'welch_t-000000000000'\n"

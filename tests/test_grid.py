@@ -1,0 +1,115 @@
+"""Grid validation: every malformed grid gets one exact line, exit code 2, and no output."""
+
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+import taskfactory as tf
+from taskfactory.cli import main
+
+GOOD = """\
+seed: 1
+methods: [welch_t]
+n: [30]
+"""
+
+
+def allowed_methods():
+    return ", ".join(["all"] + [f.name for f in tf.families()])
+
+
+CASES = [
+    ("not a mapping", "- 1\n- 2\n", "the grid must be a YAML mapping of keys to values"),
+    ("bad yaml", "seed: [1\n", None),
+    ("unknown key", GOOD + "metods: [welch_t]\n",
+     "unknown key 'metods'; allowed: alpha, effects, exclude, methods, n, name, perturbations, prompt_styles, "
+     "scenarios, seed, seeds, shard_rows, split"),
+    ("missing seed", "methods: [welch_t]\nn: [30]\n", "missing required key 'seed'"),
+    ("unknown method", "seed: 1\nmethods: [welch_tt]\nn: [30]\n", None),
+    ("unknown scenario", GOOD + "scenarios: {welch_t: [bp_trial, mars_colony]}\n",
+     "key 'scenarios': method 'welch_t' has no scenario 'mars_colony'; allowed: bp_trial, wage_training, "
+     "stream_invertebrates, reading_tutoring, weld_strength, reaction_time_sleep"),
+    ("scenario of unbuilt method", GOOD + "scenarios: {pearson_x: [a]}\n",
+     "key 'scenarios': names method 'pearson_x', which the grid does not build; allowed: welch_t"),
+    ("n below minimum", "seed: 1\nmethods: [welch_t]\nn: [10, 30]\n",
+     "key 'n': 10 is below the minimum N of 'welch_t' (20); raise it or exclude {method: welch_t, n: 10}"),
+    ("n not integer", "seed: 1\nmethods: [welch_t]\nn: [30.5]\n",
+     "key 'n': each sample size must be an integer from 2 to 1000000, got 30.5"),
+    ("empty n", "seed: 1\nmethods: [welch_t]\nn: []\n", "key 'n': must be a non-empty list of sample sizes"),
+    ("unknown effect", GOOD + "effects: [null, huge]\n",
+     "key 'effects': unknown effect 'huge'; allowed: null, borderline, medium, or a mapping {name: ..., "
+     "target_z: ...} or {name: ..., size: ...}"),
+    ("effect needs one definition", GOOD + "effects: [{name: strong}]\n",
+     "key 'effects': effect 'strong' needs exactly one of target_z or size"),
+    ("unknown style", GOOD + "prompt_styles: [basic, chatty]\n",
+     "key 'prompt_styles': unknown value 'chatty'; allowed: basic, guided"),
+    ("unknown perturbation", GOOD + "perturbations: [none, shuffled]\n",
+     "key 'perturbations': unknown value 'shuffled'; allowed: none"),
+    ("bad seeds", GOOD + "seeds: 0\n", "key 'seeds': must be an integer from 1 to 100000, got 0"),
+    ("bad alpha", GOOD + "alpha: 5\n", "key 'alpha': must be a number in (0, 0.5), got 5"),
+    ("bad exclude key", GOOD + "exclude: [{method: welch_t, colour: red}]\n",
+     "key 'exclude': unknown key 'colour'; allowed: method, scenario, n, effect, perturbation, seed, prompt_style"),
+    ("exclude value not in grid", GOOD + "exclude: [{n: 40}]\n", "key 'exclude': n '40' is not in the grid; allowed: 30"),
+    ("empty product", GOOD + "exclude: [{method: welch_t}]\n",
+     "the grid expands to no tasks (every combination is excluded)"),
+    ("bad split", GOOD + "split: {by: method, test: 0.2}\n", "key 'split': unknown value for by 'method'; allowed: scenario"),
+    ("bad shard_rows", GOOD + "shard_rows: -5\n", "key 'shard_rows': must be an integer from 1 to 1000000, got -5"),
+]
+
+
+@pytest.mark.parametrize("label, text, message", CASES, ids=[c[0] for c in CASES])
+def test_malformed_grid_is_one_line_exit_2_and_writes_nothing(tmp_path, label, text, message):
+    grid = tmp_path / "bad.yaml"
+    grid.write_text(text)
+    out = tmp_path / "corpus"
+    if label == "unknown method":
+        message = f"key 'methods': unknown value 'welch_tt'; allowed: {allowed_methods()[5:]}"
+    for args in (["build", str(grid), "-o", str(out), "--no-progress"], ["plan", str(grid)]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, (label, result.output)
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1
+        if message is None:
+            assert lines[0].startswith(f"error: {grid}: not valid YAML (")
+        else:
+            assert lines[0] == f"error: {grid}: {message}"
+        assert not out.exists()
+
+
+def test_missing_grid_file(tmp_path):
+    result = CliRunner().invoke(main, ["plan", str(tmp_path / "nope.yaml")])
+    assert result.exit_code == 2
+    assert result.output == f"error: {tmp_path / 'nope.yaml'}: no such grid file\n"
+
+
+def test_exclude_removes_low_n_for_one_method():
+    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [10, 30], "exclude": [{"method": "welch_t", "n": 10}]})
+    assert {c.n for c in g.tasks()} == {30}
+
+
+def test_null_in_yaml_is_the_null_effect(tmp_path):
+    grid = tmp_path / "g.yaml"
+    grid.write_text(GOOD + "effects: [null, {name: strong, target_z: 4}]\n")
+    g = tf.load_grid(grid)
+    assert [e.name for e in g.effects] == ["null", "strong"]
+    assert g.effects[1].key == "strong:z=4.0"
+
+
+def test_split_holds_out_whole_scenarios():
+    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30], "split": {"test": 0.3, "seed": 7}})
+    train = {c.scenario for c in g.tasks("train")}
+    test = {c.scenario for c in g.tasks("test")}
+    assert len(test) == 2 and len(train) == 4 and not train & test
+    again = tf.load_grid({"seed": 99, "methods": ["welch_t"], "n": [60], "split": {"test": 0.3, "seed": 7}})
+    assert {c.scenario for c in again.tasks("test")} == test
+
+
+def test_plan_counts_match_enumeration():
+    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30, 60, 90], "seeds": 3,
+                      "exclude": [{"n": 90, "effect": "medium"}, {"seed": 2, "prompt_style": "guided"}]})
+    p = tf.plan(g)
+    coords = list(g.tasks())
+    assert p.total == len(coords) == 6 * (3 * 3 - 1) * (3 * 2 - 1)
+    assert p.by["prompt_style"]["guided"] == sum(c.style == "guided" for c in coords)
+    assert p.datasets == len({(c.scenario, c.n, c.effect.name, c.seed) for c in coords})
