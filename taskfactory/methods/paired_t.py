@@ -1,0 +1,104 @@
+"""Paired t-test: the same units measured before and after, in two columns.
+
+R: ``t.test(after, before, paired = TRUE)``, a one-sample t-test of the
+differences ``after - before``. The tempting wrong test is Welch's two-sample
+t-test on the two columns, which ignores the pairing: with the positive
+within-unit correlation of repeated measurements it overstates the standard
+error and misses real changes.
+"""
+
+import dataclasses
+
+import numpy as np
+
+from ..effects import t_critical
+from ..kit import finish
+from ..registry import Family, register
+from ._common import numeric
+from ._ttest import one_sample, welch_two_sample
+
+
+def draw_params(scenario, n, rng):
+    """The correlation of the before and after measurements of one unit."""
+    return {"rho": float(rng.uniform(0.4, 0.8))}
+
+
+def effect_for_z(z, n, params):
+    """Cohen's dz, the mean difference over the SD of the differences: the t
+    statistic's non-centrality is dz sqrt(n)."""
+    return t_critical(z, n - 1) / np.sqrt(n)
+
+
+def generate(condition, rng):
+    dgp, rho, n = condition.dgp, condition.params["rho"], condition.n
+    sd_diff = dgp["sd"] * np.sqrt(2.0 * (1.0 - rho))
+    shift = dgp.get("direction", 1) * condition.effect_value * sd_diff
+    before = rng.normal(0.0, dgp["sd"], n)
+    after = rho * before + np.sqrt(1.0 - rho * rho) * rng.normal(0.0, dgp["sd"], n)
+    return finish(condition, rng, {
+        condition.roles["before"]: dgp["mean"] + before,
+        condition.roles["after"]: dgp["mean"] + shift + after,
+    })
+
+
+def _columns(condition, data):
+    return numeric(data, condition.roles["after"]), numeric(data, condition.roles["before"])
+
+
+def analyse(condition, data):
+    after, before = _columns(condition, data)
+    return one_sample(after - before, 0.0, "Paired t-test")
+
+
+def naive(condition, data):
+    after, before = _columns(condition, data)
+    return dataclasses.replace(welch_two_sample(after, before), n=len(after))
+
+
+def hints(condition):
+    return [
+        "Each row is one unit measured twice, before and after; the two measurements of a unit are "
+        "positively correlated, so the two columns are not independent samples.",
+    ]
+
+
+def validate(scenario):
+    """Before and after must be distinct columns with one range and one rounding,
+    so that under the null the released pair stays exchangeable."""
+    before, after = scenario.variable(scenario.roles["before"]), scenario.variable(scenario.roles["after"])
+    if before.name == after.name:
+        raise ValueError("before and after must be different columns")
+    if before.range != after.range or before.decimals != after.decimals or before.type != after.type:
+        raise ValueError("before and after need the same type, range and decimals")
+    if not before.range[0] < scenario.dgp["mean"] < before.range[1]:
+        raise ValueError("dgp mean lies outside the range of the before and after columns")
+    if not scenario.dgp["sd"] > 0:
+        raise ValueError("dgp sd must be positive")
+
+
+register(Family(
+    name="paired_t",
+    order=2,
+    title="Paired t-test",
+    category="paired",
+    canonical="t.test(after, before, paired = TRUE)",
+    roles={"before": "numeric", "after": "numeric"},
+    generate=generate,
+    analyse=analyse,
+    naive=naive,
+    naive_method="Welch two-sample t-test ignoring the pairing",
+    effect_for_z=effect_for_z,
+    medium=0.5,
+    effect_unit="Cohen's dz",
+    draw_params=draw_params,
+    dgp_keys=("mean", "sd"),
+    validate=validate,
+    hints=hints,
+    min_n=10,
+    r_code="res <- t.test(d${after}, d${before}, paired = TRUE)",
+    py_code=(
+        "from scipy import stats\n"
+        "res = stats.ttest_rel(d[\"{after}\"], d[\"{before}\"])\n"
+        "p_value = res.pvalue"
+    ),
+))
