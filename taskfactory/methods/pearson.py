@@ -1,0 +1,81 @@
+"""Pearson's product-moment correlation of two roughly normal measurements.
+
+R: ``cor.test(x, y)``: r, t = sqrt(n - 2) r / sqrt(1 - r^2) on n - 2 degrees of
+freedom. The data are bivariate normal, the one setting where the t test of r is
+exact, so the family has no tempting wrong test.
+"""
+
+import numpy as np
+
+from ..effects import t_critical
+from ..kit import finish
+from ..registry import Family, register
+from ._correlation import pearson_test
+
+
+def effect_for_z(z, n, params):
+    """The correlation at the critical value of the t test on n - 2 df:
+    r = t / sqrt(n - 2 + t^2), which the sample r reaches about half the time."""
+    t = t_critical(z, n - 2)
+    return float(t / np.sqrt(n - 2 + t * t))
+
+
+def generate(condition, rng):
+    """Bivariate normal x and y with correlation ``direction * effect``."""
+    dgp, n = condition.dgp, condition.n
+    rho = dgp.get("direction", 1) * condition.effect_value
+    zx = rng.standard_normal(n)
+    zy = rho * zx + np.sqrt(1.0 - rho * rho) * rng.standard_normal(n)
+    return finish(condition, rng, {
+        condition.roles["x"]: dgp["x_mean"] + dgp["x_sd"] * zx,
+        condition.roles["y"]: dgp["y_mean"] + dgp["y_sd"] * zy,
+    })
+
+
+def analyse(condition, data):
+    return pearson_test(condition, data)
+
+
+def hints(condition):
+    return [
+        "Both measurements look roughly symmetric and bell-shaped, and the scatter plot is an even ellipse "
+        "without isolated extreme points; judge whether a linear association is the right summary.",
+    ]
+
+
+def validate(scenario):
+    for role in ("x", "y"):
+        lo, hi = scenario.variable(scenario.roles[role]).range
+        mean, sd = scenario.dgp[f"{role}_mean"], scenario.dgp[f"{role}_sd"]
+        if not sd > 0:
+            raise ValueError(f"dgp {role}_sd must be positive")
+        if not (lo < mean - 4 * sd and mean + 4 * sd < hi):
+            raise ValueError(f"dgp {role}_mean +/- 4 {role}_sd must lie inside the range of '{scenario.roles[role]}'")
+    if scenario.dgp.get("direction", 1) not in (1, -1):
+        raise ValueError("dgp direction must be 1 or -1")
+
+
+register(Family(
+    name="pearson",
+    order=17,
+    title="Pearson correlation test",
+    category="correlation",
+    canonical="cor.test(x, y)",
+    roles={"x": "numeric", "y": "numeric"},
+    generate=generate,
+    analyse=analyse,
+    effect_for_z=effect_for_z,
+    medium=0.3,
+    effect_unit="Pearson's r",
+    effect_bounds=(-1.0, 1.0),
+    dgp_keys=("x_mean", "x_sd", "y_mean", "y_sd"),
+    validate=validate,
+    hints=hints,
+    min_n=5,
+    r_code="res <- cor.test(d${x}, d${y})",
+    py_code=(
+        "from scipy import stats\n"
+        "res = stats.pearsonr(d[\"{x}\"], d[\"{y}\"])\n"
+        "p_value = res.pvalue"
+    ),
+))
