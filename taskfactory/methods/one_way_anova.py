@@ -1,0 +1,91 @@
+"""Classical one-way ANOVA: 3 to 5 normal groups with a common spread.
+
+R: ``oneway.test(outcome ~ group, var.equal = TRUE)``, the F test of equal
+means that ``anova(lm(outcome ~ group))`` also gives. Its assumptions hold by
+construction (normal errors, one SD), so there is no tempting wrong test.
+"""
+
+import numpy as np
+
+from ..effects import f_noncentrality
+from ..kit import column_spec, finish, labels_for, split_sizes
+from ..registry import Family, register
+from ._anova import draw_shares, level_count, oneway, unit_pattern, validate_groups
+
+MIN_GROUP = 3
+
+
+def draw_params(scenario, n, rng):
+    """Group shares (balanced in 40 % of datasets, else largest/smallest up to
+    1.5) and the unit pattern of the group means (size-weighted mean 0, SD 1)."""
+    k = level_count(scenario)
+    ratio = 1.0 if rng.random() < 0.4 else float(rng.uniform(1.1, 1.5))
+    shares = draw_shares(n, k, ratio, MIN_GROUP, rng)
+    return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng)}
+
+
+def effect_for_z(z, n, params):
+    """Cohen's f (size-weighted SD of the group means over the within-group SD):
+    the F test's non-centrality is N f^2 for the group sizes used."""
+    k = len(params["shares"])
+    return float(np.sqrt(f_noncentrality(z, k - 1, n - k) / n))
+
+
+def generate(condition, rng):
+    dgp, params = condition.dgp, condition.params
+    levels = column_spec(condition, "group")["levels"]
+    sizes = split_sizes(condition.n, params["shares"])
+    means = dgp["mean"] + condition.effect_value * dgp["sd"] * np.asarray(params["pattern"])
+    y = rng.normal(np.repeat(means, sizes), dgp["sd"])
+    return finish(condition, rng, {
+        condition.roles["outcome"]: y,
+        condition.roles["group"]: labels_for(levels, sizes),
+    })
+
+
+def analyse(condition, data):
+    return oneway(condition, data, var_equal=True)
+
+
+def hints(condition):
+    k = len(condition.params["shares"])
+    return [
+        f"The outcome is compared across {k} groups; within each group it looks roughly symmetric "
+        "and the groups' spreads are similar.",
+    ]
+
+
+def validate(scenario):
+    validate_groups(scenario)
+    lo, hi = scenario.variable(scenario.roles["outcome"]).range
+    if not lo < scenario.dgp["mean"] < hi:
+        raise ValueError("dgp mean lies outside the outcome's range")
+    if not scenario.dgp["sd"] > 0:
+        raise ValueError("dgp sd must be positive")
+
+
+register(Family(
+    name="one_way_anova",
+    order=6,
+    title="One-way ANOVA",
+    category="k-sample",
+    canonical="oneway.test(outcome ~ group, var.equal = TRUE)",
+    roles={"outcome": "numeric", "group": "category"},
+    generate=generate,
+    analyse=analyse,
+    effect_for_z=effect_for_z,
+    medium=0.25,
+    effect_unit="Cohen's f",
+    draw_params=draw_params,
+    dgp_keys=("mean", "sd"),
+    validate=validate,
+    hints=hints,
+    min_n=15,
+    r_code="res <- oneway.test({outcome} ~ {group}, data = d, var.equal = TRUE)",
+    py_code=(
+        "from scipy import stats\n"
+        "groups = [g.to_numpy() for _, g in d.groupby(d[\"{group}\"].astype(str))[\"{outcome}\"]]\n"
+        "res = stats.f_oneway(*groups)\n"
+        "p_value = res.pvalue"
+    ),
+))
