@@ -1,0 +1,182 @@
+"""Two-sample test for equality of proportions (the pooled two-proportion z-test).
+
+R: ``prop.test(successes, totals, correct = FALSE)``, where ``successes`` counts
+the rows whose ``outcome`` is the ``positive`` level in each level of ``group``
+(R's order: sorted levels) and ``totals`` counts the rows per group. R reports
+X-squared, the square of the pooled z statistic, on 1 df. R warns that the
+chi-square approximation may be incorrect when an expected count (``n_i`` times
+the pooled proportion, or times its complement) is below 5; such data are
+redrawn, as are groups without a success or without a failure. There is no
+tempting wrong test of the same data.
+
+The data are two binomial samples: the first listed group has the scenario's
+baseline proportion, the second differs from it by Cohen's h on the arcsine
+scale.
+"""
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from ..effects import Z_BORDERLINE
+from ..kit import column_spec, finish, labels_for, split_sizes
+from ..registry import Family, register
+from ..result import TestResult
+from ._common import require
+
+MIN_N = 60
+MIN_EXPECTED = 10.0
+BASELINE_JITTER = 0.15
+MEDIUM = 0.5
+
+
+def _rarer_share(first, baseline, h):
+    """The rarer outcome's expected share among all rows when the first listed
+    group (share ``first``) is at ``baseline`` and the other ``h`` away."""
+    phi = math.asin(math.sqrt(baseline)) + h / 2.0
+    other = math.sin(min(max(phi, 0.0), math.pi / 2.0)) ** 2
+    pooled = first * baseline + (1.0 - first) * other
+    return min(pooled, 1.0 - pooled)
+
+
+def draw_params(scenario, n, rng):
+    """The first listed group's share of the rows (0.3 to 0.7) and the baseline
+    proportion (the scenario's, jittered on the logit scale).
+
+    At small N the share, and then the baseline, move toward one half just
+    enough that the smaller group expects ``MIN_EXPECTED`` successes and
+    failures with no effect and with an effect as large as the medium or the
+    borderline one; then an expected count below 5 (R's warning) is rare.
+    """
+    small = float(rng.uniform(0.3, 0.5))
+    first_small = bool(rng.random() < 0.5)
+    p0 = float(scenario.dgp["p"])
+    baseline = 1.0 / (1.0 + math.exp(-(math.log(p0 / (1.0 - p0)) + rng.normal(0.0, BASELINE_JITTER))))
+    direction = scenario.dgp.get("direction", 1)
+
+    def enough(small, baseline):
+        first = small if first_small else 1.0 - small
+        n1, n2 = split_sizes(n, [first, 1.0 - first])
+        h = direction * max(MEDIUM, Z_BORDERLINE * math.sqrt(1.0 / n1 + 1.0 / n2))
+        worst = min(_rarer_share(first, baseline, 0.0), _rarer_share(first, baseline, h))
+        return n * small * worst >= MIN_EXPECTED
+
+    steps = np.linspace(0.0, 1.0, 201)
+    t = next((t for t in steps if enough(small + t * (0.5 - small), baseline)), 1.0)
+    small += t * (0.5 - small)
+    if not enough(small, baseline):
+        t = next((t for t in steps if enough(small, baseline + t * (0.5 - baseline))), 1.0)
+        baseline += t * (0.5 - baseline)
+    return {"share": small if first_small else 1.0 - small, "baseline": baseline}
+
+
+def _sizes(n, params):
+    return split_sizes(n, [params["share"], 1.0 - params["share"]])
+
+
+def effect_for_z(z, n, params):
+    """Cohen's h: 2 asin(sqrt(p)) has variance 1/n, so the z statistic is about
+    h / sqrt(1/n1 + 1/n2)."""
+    n1, n2 = _sizes(n, params)
+    return float(z * np.sqrt(1.0 / n1 + 1.0 / n2))
+
+
+def generate(condition, rng):
+    params = condition.params
+    groups = column_spec(condition, "group")["levels"]
+    positive = condition.roles["positive"]
+    negative = next(lv for lv in column_spec(condition, "outcome")["levels"] if lv != positive)
+    sizes = _sizes(condition.n, params)
+    phi = np.arcsin(np.sqrt(params["baseline"]))
+    phi = np.array([phi, phi + condition.dgp.get("direction", 1) * condition.effect_value / 2.0])
+    if not (phi[1] > 0.0 and phi[1] < np.pi / 2.0):
+        raise ValueError(f"Cohen's h of {condition.effect_value:g} takes the proportion beyond 0 or 1 "
+                         f"from a baseline of {params['baseline']:.3f}")
+    success = rng.random(condition.n) < np.repeat(np.sin(phi) ** 2, sizes)
+    return finish(condition, rng, {
+        condition.roles["outcome"]: np.where(success, positive, negative).astype(object),
+        condition.roles["group"]: labels_for(groups, sizes),
+    })
+
+
+def analyse(condition, data):
+    outcome, group = condition.roles["outcome"], condition.roles["group"]
+    positive = str(condition.roles["positive"])
+    g = data[group].astype(str).to_numpy()
+    y = data[outcome].astype(str).to_numpy()
+    levels = sorted(set(g))
+    require(len(levels) == 2, f"'{group}' has {len(levels)} levels, the test needs 2")
+    require(len(set(y)) <= 2, f"'{outcome}' has {len(set(y))} levels, the test needs a binary outcome")
+    x = np.array([np.sum(y[g == lv] == positive) for lv in levels], dtype=float)
+    n = np.array([np.sum(g == lv) for lv in levels], dtype=float)
+    require(bool(np.all(x > 0) and np.all(x < n)),
+            f"a level of '{group}' has no '{positive}' or no other outcome")
+    pooled = x.sum() / n.sum()
+    expected = np.column_stack([n * pooled, n * (1.0 - pooled)])
+    require(bool(np.all(expected >= 5.0)), f"an expected count is below 5 ({expected.min():.3g}); "
+                                           "R warns that the chi-square approximation may be incorrect")
+    observed = np.column_stack([x, n - x])
+    statistic = float(np.sum((observed - expected) ** 2 / expected))
+    return TestResult(statistic=statistic, pvalue=float(stats.chi2.sf(statistic, 1)),
+                      method="2-sample test for equality of proportions without continuity correction",
+                      df=(1.0,), estimate=float(x[0] / n[0] - x[1] / n[1]), n=int(n.sum()),
+                      statistic_name="X-squared")
+
+
+def hints(condition):
+    n1, n2 = _sizes(condition.n, condition.params)
+    return [
+        f"The outcome '{condition.roles['outcome']}' is binary; count '{condition.roles['positive']}' as the "
+        f"success and compare its proportion between the two groups (about {n1} and {n2} rows).",
+    ]
+
+
+def validate(scenario):
+    for role in ("outcome", "group"):
+        levels = scenario.variable(scenario.roles[role]).levels
+        if len(levels) != 2:
+            raise ValueError(f"{role} '{scenario.roles[role]}' needs exactly 2 levels")
+    positive = scenario.roles["positive"]
+    if positive not in scenario.variable(scenario.roles["outcome"]).levels:
+        raise ValueError(f"positive ({positive!r}) must be one of the levels of '{scenario.roles['outcome']}'")
+    p = scenario.dgp["p"]
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.05 <= p <= 0.95:
+        raise ValueError(f"dgp p ({p!r}) must be a proportion from 0.05 to 0.95")
+    if scenario.dgp.get("direction", 1) not in (1, -1):
+        raise ValueError("dgp direction must be 1 or -1")
+
+
+register(Family(
+    name="two_proportion_z",
+    order=15,
+    title="Two-proportion z-test (pooled)",
+    category="proportions",
+    canonical="prop.test(successes, totals, correct = FALSE)",
+    roles={"outcome": "category", "group": "category", "positive": "value"},
+    generate=generate,
+    analyse=analyse,
+    effect_for_z=effect_for_z,
+    medium=MEDIUM,
+    effect_unit="Cohen's h",
+    draw_params=draw_params,
+    dgp_keys=("p",),
+    validate=validate,
+    hints=hints,
+    min_n=MIN_N,
+    effect_bounds=(-math.pi, math.pi),
+    r_code=(
+        "x <- tapply(d${outcome} == \"{positive}\", d${group}, sum)\n"
+        "n <- tapply(d${outcome} == \"{positive}\", d${group}, length)\n"
+        "res <- prop.test(x, n, correct = FALSE)"
+    ),
+    py_code=(
+        "from scipy import stats\n"
+        "groups = d[\"{group}\"].astype(str)\n"
+        "success = d[\"{outcome}\"].astype(str) == \"{positive}\"\n"
+        "x = [int(success[groups == g].sum()) for g in sorted(groups.unique())]\n"
+        "n = [int((groups == g).sum()) for g in sorted(groups.unique())]\n"
+        "res = stats.chi2_contingency([[x[0], n[0] - x[0]], [x[1], n[1] - x[1]]], correction=False)\n"
+        "p_value = res.pvalue"
+    ),
+))
