@@ -93,23 +93,18 @@ def _csv_field(text):
 
 def format_column(values, spec):
     """Format one column as CSV fields: fixed decimals, blanks for missing."""
-    out = []
     if spec["type"] in ("numeric", "integer"):
         digits = spec.get("decimals", 0) if spec["type"] == "numeric" else 0
-        for v in np.asarray(values, dtype=float):
-            if v != v:
-                out.append("")
-                continue
-            s = f"{v:.{digits}f}"
-            if s.startswith("-") and s.strip("-0.") == "":
-                s = s[1:]
-            out.append(s)
+        fmt = f"{{:.{digits}f}}".format
+        out = [fmt(v) if v == v else "" for v in np.asarray(values, dtype=float).tolist()]
+        negative_zero, zero = "-" + fmt(0.0), fmt(0.0)
+        if negative_zero in out:
+            out = [zero if s == negative_zero else s for s in out]
         return out
-    for v in values:
-        if v is None or (isinstance(v, float) and v != v):
-            out.append("")
-        else:
-            out.append(_csv_field(str(v)))
+    out = ["" if v is None or v != v else str(v) for v in values]
+    joined = "".join(out)
+    if any(c in joined for c in ',"\n\r'):
+        out = [_csv_field(s) for s in out]
     return out
 
 

@@ -12,8 +12,8 @@ from .registry import get_family
 # Seconds per dataset: a fixed cost (drawing, CSV text, prompts, script) plus a
 # per-row cost, scaled by each family's relative ``cost``. Measured with
 # scripts/bench_build.py on one core.
-SECONDS_PER_DATASET = 0.004
-SECONDS_PER_ROW = 2.0e-6
+SECONDS_PER_DATASET = 0.003
+SECONDS_PER_ROW = 8.0e-6
 SECONDS_PER_RECORD = 0.0004
 STARTUP_SECONDS = 3.0
 

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Benchmark a build: wall time, tasks per second, peak memory, and the ratio of
+the build's CPU time to the bare cost of the statistical fits.
+
+    python scripts/bench_build.py grids/demo.yaml --jobs 2
+
+The build runs in a subprocess (as a user runs it). The bare cost is the time
+of the canonical and naive tests alone on every dataset of the corpus, parsed
+in advance; the ratio says how much the factory adds around the statistics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from taskfactory.analysis import prepare, read_csv_text
+from taskfactory.condition import Condition
+from taskfactory.corpus import iter_records
+from taskfactory.registry import get_family
+
+
+def bare_fit_seconds(corpus: Path) -> tuple[float, dict]:
+    """Seconds spent in analyse + naive over every dataset, by method."""
+    per_method = defaultdict(float)
+    seen = set()
+    for rec in iter_records(corpus, columns=["data_id", "method", "roles", "data_csv", "data_dictionary"]):
+        if rec["data_id"] in seen:
+            continue
+        seen.add(rec["data_id"])
+        fam = get_family(rec["method"])
+        roles = json.loads(rec["roles"])
+        ranges = {e["name"]: tuple(e["range"]) for e in json.loads(rec["data_dictionary"]) if e.get("range")}
+        cond = Condition(method=rec["method"], roles=roles)
+        data = prepare(fam, read_csv_text(rec["data_csv"]), roles, ranges)
+        start = time.perf_counter()
+        fam.analyse(cond, data)
+        if fam.naive:
+            fam.naive(cond, data)
+        per_method[rec["method"]] += time.perf_counter() - start
+    return sum(per_method.values()), dict(per_method)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("grid")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", help="corpus folder (default: a temporary one)")
+    ap.add_argument("--json", dest="json_out", help="write the figures to this JSON file")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        out = Path(args.out or Path(tmp) / "corpus")
+        cmd = [sys.executable, "-m", "taskfactory.cli", "build", args.grid, "-o", str(out), "--jobs", str(args.jobs),
+               "--no-progress", "--overwrite"]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        manifest = json.loads((out / "manifest.json").read_text())
+        tasks, datasets = manifest["counts"]["tasks"], manifest["counts"]["datasets"]
+        fits, per_method = bare_fit_seconds(out)
+        size = sum(s["bytes"] for s in manifest["shards"])
+    figures = {
+        "grid": args.grid, "jobs": args.jobs, "tasks": tasks, "datasets": datasets,
+        "rejected": manifest["counts"]["rejected"], "wall_seconds": round(wall, 2),
+        "tasks_per_second": round(tasks / wall, 1), "cpu_seconds": round(cpu, 2),
+        "peak_rss_mb": round(after.ru_maxrss / 1024, 1), "bare_fit_seconds": round(fits, 3),
+        "cpu_to_fit_ratio": round(cpu / fits, 1) if fits else None, "corpus_mb": round(size / 2**20, 2),
+        "fit_seconds_by_method": {k: round(v, 3) for k, v in sorted(per_method.items())},
+    }
+    for key, value in figures.items():
+        if key != "fit_seconds_by_method":
+            print(f"{key:<20} {value}")
+    print("bare fit seconds by method: " + ", ".join(f"{k} {v}" for k, v in figures["fit_seconds_by_method"].items()))
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(figures, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Time ``plan`` on a grid of about a million tasks (every family).
+
+    python scripts/bench_plan.py [--tasks 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import resource
+import sys
+import time
+
+import taskfactory as tf
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tasks", type=int, default=1_000_000)
+    args = ap.parse_args(argv)
+    n = [100, 120, 200, 300, 500, 800, 1200, 2000, 3000, 4800]
+    base = {"name": "million", "seed": 1, "methods": "all", "n": n, "effects": ["null", "borderline", "medium"],
+            "prompt_styles": ["basic", "guided"], "seeds": 1}
+    per_seed = tf.plan(base).total
+    seeds = math.ceil(args.tasks / per_seed)
+    grid = {**base, "seeds": seeds, "exclude": [{"n": 4800, "effect": "null"}]}
+    start = time.perf_counter()
+    p = tf.plan(grid)
+    seconds = time.perf_counter() - start
+    print(f"planned {p.total} tasks ({len(p.by['method'])} methods, {seeds} seeds) in {seconds:.2f} s; "
+          f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB; "
+          f"estimated build {p.estimate_seconds(2) / 3600:.1f} h on 2 cores")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

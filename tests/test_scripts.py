@@ -1,0 +1,79 @@
+"""Emitted scripts: they rewrite their CSV, and scenario text cannot change what they do."""
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+import taskfactory as tf
+from taskfactory.scenarios import scenario_root
+
+RUNNER = """
+import runpy, sys
+for script, out in zip(sys.argv[1::2], sys.argv[2::2]):
+    sys.argv = [script, out]
+    runpy.run_path(script, run_name="__main__")
+"""
+
+
+def run_scripts(records, folder: Path):
+    """Run every record's script (one interpreter, fresh namespace each); return the CSV bytes."""
+    args = []
+    for i, rec in enumerate(records):
+        script = folder / f"s{i}.py"
+        script.write_text(rec["script"])
+        args += [str(script), str(folder / f"s{i}.csv")]
+    subprocess.run([sys.executable, "-I", "-c", RUNNER, *args], check=True, cwd=folder)
+    return [(folder / f"s{i}.csv").read_bytes() for i in range(len(records))]
+
+
+def test_every_script_of_a_small_build_reproduces_its_csv(tmp_path):
+    n = max(f.min_n for f in tf.families())
+    grid = {"seed": 5, "methods": "all", "n": [n], "effects": ["borderline"], "prompt_styles": ["basic"]}
+    tf.build(grid, tmp_path / "c")
+    records = [r for p in sorted((tmp_path / "c/data").glob("*.parquet")) for r in pq.read_table(p).to_pylist()]
+    assert len(records) == sum(len(tf.load_scenarios(f.name)) for f in tf.families())
+    outputs = run_scripts(records, tmp_path)
+    for rec, data in zip(records, outputs):
+        assert data == rec["data_csv"].encode(), rec["task_id"]
+
+
+HOSTILE = "x'''\"\"\"\n__import__('os').system('touch PWNED') # \\\n\r}{!r}{n}"
+
+
+def test_hostile_scenario_text_cannot_inject_code(tmp_path, monkeypatch):
+    src = yaml.safe_load((scenario_root() / "welch_t.yaml").read_text())
+    scen = src["scenarios"][0]
+    scen["title"] = HOSTILE
+    scen["context"] = HOSTILE.replace("{", "{{").replace("}", "}}")
+    for var in scen["variables"]:
+        var["label"] = HOSTILE
+        if var.get("unit"):
+            var["unit"] = HOSTILE
+    root = tmp_path / "scenarios"
+    shutil.copytree(scenario_root(), root)
+    (root / "welch_t.yaml").write_text(yaml.safe_dump(src))
+    monkeypatch.setenv("TASKFACTORY_SCENARIOS", str(root))
+    grid = {"seed": 5, "methods": ["welch_t"], "scenarios": {"welch_t": [scen["id"]]}, "n": [30],
+            "effects": ["medium"], "prompt_styles": ["basic"]}
+    tf.build(grid, tmp_path / "c")
+    rec = pq.read_table(next((tmp_path / "c/data").glob("*.parquet"))).to_pylist()[0]
+    assert HOSTILE in rec["script"] or repr(HOSTILE)[1:-1] in rec["script"]
+    tree = ast.parse(rec["script"])
+    top = [type(node).__name__ for node in tree.body]
+    assert top.count("Expr") == 1  # the module docstring, nothing else executes at import
+    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    assert HOSTILE in strings
+    work = tmp_path / "run"
+    work.mkdir()
+    (data,) = run_scripts([rec], work)
+    assert data == rec["data_csv"].encode()
+    assert not (work / "PWNED").exists() and not Path("PWNED").exists()
+    assert json.loads(rec["data_dictionary"])[1]["label"] == HOSTILE
