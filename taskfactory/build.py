@@ -31,7 +31,7 @@ from .errors import TaskFactoryError
 from .grid import Coord, Grid, load_grid
 from .plan import Plan, plan
 from .shards import atomic_write_text, read_columns, sha256_file, write_shard
-from .task import Dataset, record, reject_entry, release
+from .task import Dataset, data_key, record, reject_entry, release
 
 STATE = ".build"
 BACKENDS = ("loky", "threading", "dask", "ray")
@@ -64,9 +64,7 @@ def build_shard(g: Grid, name: str, coords: list[Coord], out: str) -> tuple[str,
     out = Path(out)
     state = out / STATE
     records, rejects = [], []
-    last: tuple[str, Dataset | object] | None = None
-    from .task import data_key
-
+    last = None
     for c in coords:
         key = data_key(g, c)
         if last is None or last[0] != key:

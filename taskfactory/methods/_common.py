@@ -44,3 +44,13 @@ def welch_df(a: np.ndarray, b: np.ndarray) -> float:
     """Welch-Satterthwaite degrees of freedom of two samples."""
     va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
     return float((va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1)))
+
+
+def check_location(scenario, role: str, location: str = "mean", spread: str | None = "sd") -> None:
+    """Raise ValueError unless ``dgp[location]`` lies inside the range of the
+    column playing ``role`` and ``dgp[spread]`` is positive (scenario checks)."""
+    lo, hi = scenario.variable(scenario.roles[role]).range
+    if not lo < scenario.dgp[location] < hi:
+        raise ValueError(f"dgp {location} lies outside the range of '{scenario.roles[role]}'")
+    if spread is not None and not scenario.dgp[spread] > 0:
+        raise ValueError(f"dgp {spread} must be positive")

@@ -12,6 +12,7 @@ import numpy as np
 from ..effects import chi2_noncentrality
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..registry import Family, register
+from ._common import check_location
 from ._anova import draw_shares, level_count, kruskal, oneway, unit_pattern, validate_groups
 
 MIN_GROUP = 4
@@ -64,11 +65,7 @@ def hints(condition):
 
 def validate(scenario):
     validate_groups(scenario)
-    lo, hi = scenario.variable(scenario.roles["outcome"]).range
-    if not lo < scenario.dgp["median"] < hi:
-        raise ValueError("dgp median lies outside the outcome's range")
-    if not scenario.dgp["log_sd"] > 0:
-        raise ValueError("dgp log_sd must be positive")
+    check_location(scenario, "outcome", "median", "log_sd")
 
 
 register(Family(

@@ -20,7 +20,7 @@ from scipy import stats
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..registry import Family, register
 from ..result import TestResult
-from ._common import grouped, nonconstant, welch_df
+from ._common import check_location, grouped, nonconstant, welch_df
 from ._ranks import rank_sum_test
 
 
@@ -82,9 +82,7 @@ def validate(scenario):
         raise ValueError(f"group '{group.name}' needs exactly 2 levels")
     if scenario.dgp["shifted"] not in group.levels:
         raise ValueError(f"dgp shifted ({scenario.dgp['shifted']!r}) must be a level of '{group.name}'")
-    lo, hi = scenario.variable(scenario.roles["outcome"]).range
-    if not lo < scenario.dgp["median"] < hi:
-        raise ValueError("dgp median lies outside the outcome's range")
+    check_location(scenario, "outcome", "median", spread=None)
     if not 0.3 <= scenario.dgp["shape"] <= 3.0:
         raise ValueError("dgp shape must lie in [0.3, 3]")
 

@@ -11,6 +11,7 @@ import numpy as np
 from ..effects import f_noncentrality
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..registry import Family, register
+from ._common import check_location
 from ._anova import draw_shares, exponents, level_count, oneway, unit_pattern, validate_groups, welch_terms
 
 MIN_GROUP = 5
@@ -84,11 +85,7 @@ def hints(condition):
 
 def validate(scenario):
     validate_groups(scenario)
-    lo, hi = scenario.variable(scenario.roles["outcome"]).range
-    if not lo < scenario.dgp["mean"] < hi:
-        raise ValueError("dgp mean lies outside the outcome's range")
-    if not scenario.dgp["sd"] > 0:
-        raise ValueError("dgp sd must be positive")
+    check_location(scenario, "outcome")
 
 
 register(Family(

@@ -12,7 +12,7 @@ from ..effects import t_critical
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..registry import Family, register
 from ..result import TestResult
-from ._common import grouped, nonconstant, welch_df
+from ._common import check_location, grouped, nonconstant, welch_df
 
 
 def draw_params(scenario, n, rng):
@@ -82,9 +82,7 @@ def validate(scenario):
     group = scenario.variable(scenario.roles["group"])
     if len(group.levels) != 2:
         raise ValueError(f"group '{group.name}' needs exactly 2 levels")
-    lo, hi = scenario.variable(scenario.roles["outcome"]).range
-    if not lo < scenario.dgp["mean"] < hi:
-        raise ValueError("dgp mean lies outside the outcome's range")
+    check_location(scenario, "outcome")
 
 
 register(Family(

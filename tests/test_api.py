@@ -1,0 +1,59 @@
+"""The Python API: analyse on any data frame, result objects, z of p."""
+
+import math
+
+import pandas as pd
+import pytest
+
+import taskfactory as tf
+from taskfactory.result import Z_CAP
+
+DATA = pd.DataFrame({"y": [5.1, 4.9, 6.2, 5.8, 7.1, 6.9, 7.4, 8.0], "g": ["a"] * 4 + ["b"] * 4})
+
+
+def test_analyse_names_a_missing_role_and_an_unknown_one():
+    with pytest.raises(tf.TaskFactoryError) as err:
+        tf.analyse("welch_t", DATA, {"outcome": "y"})
+    assert str(err.value) == "roles lack 'group'; welch_t needs outcome, group"
+    with pytest.raises(tf.TaskFactoryError) as err:
+        tf.analyse("welch_t", DATA, {"outcome": "y", "group": "g", "mu0": 1})
+    assert str(err.value) == "unknown role 'mu0' for welch_t; allowed: outcome, group"
+
+
+def test_analyse_names_a_missing_column():
+    with pytest.raises(tf.TaskFactoryError) as err:
+        tf.analyse("welch_t", DATA, {"outcome": "y", "group": "arm"})
+    assert str(err.value) == "data has no column 'arm' (role of welch_t); columns: y, g"
+
+
+def test_analyse_unknown_method_lists_the_families():
+    with pytest.raises(tf.TaskFactoryError, match=r"^unknown method 'ttest'; allowed: one_sample_t, paired_t, welch_t"):
+        tf.analyse("ttest", DATA, {})
+
+
+def test_result_fields_and_decision():
+    """
+    > y <- c(5.1, 4.9, 6.2, 5.8, 7.1, 6.9, 7.4, 8.0); g <- rep(c("a", "b"), each = 4)
+    > t.test(y ~ g)
+    t = -4.79000355722334348, df = 5.70090741948876012, p-value = 0.00347936983586018
+    > qnorm(1 - 0.00347936983586018 / 2)
+    [1] 2.9218697757829
+    """
+    res = tf.analyse("welch_t", DATA, {"outcome": "y", "group": "g"})
+    assert res.statistic == pytest.approx(-4.79000355722334348, rel=1e-9)
+    assert res.df[0] == pytest.approx(5.70090741948876012, rel=1e-9)
+    assert res.pvalue == pytest.approx(0.00347936983586018, rel=1e-9)
+    assert res.n == 8 and res.statistic_name == "t"
+    assert res.decision(0.05) == "reject" and res.decision(0.003) == "fail to reject"
+    assert res.z == pytest.approx(2.9218697757829, rel=1e-9)
+
+
+def test_z_of_p_keeps_tiny_p_and_caps_at_8():
+    assert tf.z_of_p(1.0) == 0.0
+    assert tf.z_of_p(0.05) == pytest.approx(1.959964, abs=1e-6)
+    assert tf.z_of_p(1e-12) == pytest.approx(7.13050684817132, rel=1e-12)  # R: qnorm(1e-12 / 2, lower.tail = FALSE)
+    assert tf.z_of_p(1e-300) == Z_CAP and tf.z_of_p(0.0) == Z_CAP
+    with pytest.raises(ValueError, match=r"p-value \(1.5\) must lie in \[0, 1\]"):
+        tf.z_of_p(1.5)
+    with pytest.raises(ValueError, match=r"p-value \(nan\) must lie in \[0, 1\]"):
+        tf.z_of_p(math.nan)
