@@ -14,7 +14,9 @@ class Condition:
     :func:`taskfactory.analyse` can run a family's test on any data frame.
     ``generate`` reads ``n``, ``effect_value``, ``params`` (nuisance parameters
     drawn for this task), ``dgp`` (the scenario's scale and location) and
-    ``columns`` (the column specifications).
+    ``columns`` (the column specifications); :func:`taskfactory.kit.perturb`
+    reads ``perturbation`` (what to blank and spoil, see
+    :mod:`taskfactory.perturb`).
     """
 
     method: str
@@ -28,6 +30,7 @@ class Condition:
     columns: list = field(default_factory=list)
     alpha: float = 0.05
     data_filename: str = "data.csv"
+    perturbation: dict = field(default_factory=lambda: {"kind": "none"})
 
     def literal(self) -> dict:
         """Plain data (str, int, float, list, dict) for the emitted script."""

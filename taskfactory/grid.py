@@ -18,6 +18,7 @@ from typing import Iterator, NamedTuple
 
 import yaml
 
+from . import perturb
 from .effects import EffectLevel, parse_effect
 from .errors import GridError, TaskFactoryError
 from .prompts import STYLES
@@ -27,7 +28,6 @@ from .scenarios import load_scenarios
 KEYS = ("name", "seed", "alpha", "methods", "scenarios", "n", "effects", "prompt_styles", "perturbations",
         "seeds", "exclude", "split", "shard_rows")
 REQUIRED = ("seed", "methods", "n")
-PERTURBATIONS = ("none",)
 EXCLUDE_KEYS = ("method", "scenario", "n", "effect", "perturbation", "seed", "prompt_style")
 DEFAULT_EFFECTS = ("null", "borderline", "medium")
 MAX_N = 1_000_000
@@ -276,7 +276,16 @@ def load_grid(grid, source: str | None = None) -> Grid:
                     _err(source, "effects", f"effect '{e.name}' size {value!r} is outside ({lo:g}, {hi:g}) for method '{m}' ({fam.effect_unit})")
 
     styles = _names_list(raw.get("prompt_styles", list(STYLES)), "prompt_styles", STYLES, source, all_ok=False)
-    perts = _names_list(raw.get("perturbations", ["none"]), "perturbations", PERTURBATIONS, source, all_ok=False)
+    perts_raw = raw.get("perturbations", ["none"])
+    perts_raw = [perts_raw] if isinstance(perts_raw, str) else perts_raw
+    if not isinstance(perts_raw, list) or not perts_raw:
+        _err(source, "perturbations", f"must be a non-empty list; allowed: {', '.join(perturb.CHOICES)}")
+    try:
+        perts = tuple(perturb.canonical(x) for x in perts_raw)
+    except GridError as exc:
+        raise GridError(f"{source}: {exc}") from None
+    if len(set(perts)) != len(perts):
+        _err(source, "perturbations", "lists a value twice")
 
     seeds = raw.get("seeds", 1)
     if not _is_int(seeds) or not 1 <= seeds <= 100_000:
@@ -301,6 +310,11 @@ def load_grid(grid, source: str | None = None) -> Grid:
                 _err(source, "exclude", f"unknown key '{key}'; allowed: {', '.join(EXCLUDE_KEYS)}")
             values = values if isinstance(values, list) else [values]
             values = ["null" if v is None and key == "effect" else v for v in values]
+            if key == "perturbation":
+                try:
+                    values = [perturb.canonical(v, "exclude") for v in values]
+                except GridError as exc:
+                    raise GridError(f"{source}: {exc}") from None
             for v in values:
                 if v not in allowed_values[key]:
                     shown = ", ".join(map(str, allowed_values[key]))

@@ -85,6 +85,108 @@ def finish(condition, rng, columns):
     return out
 
 
+def perturb(frame, condition, rng):
+    """Apply the task's perturbation: impossible values first, then blanks.
+
+    ``condition.perturbation`` says what to do (drawn by the factory, see
+    :mod:`taskfactory.perturb`); which rows, cells and errors is drawn here.
+    """
+    plan = condition.perturbation
+    out = frame.copy()
+    if "extreme" in plan:
+        inject_impossible(out, plan["extreme"], condition, rng)
+    if "missing" in plan:
+        blank_cells(out, plan["missing"], condition, rng)
+    return out
+
+
+def _spec(condition, name):
+    for spec in condition.columns:
+        if spec["name"] == name:
+            return spec
+    raise KeyError(name)
+
+
+def _as_shown(value, spec):
+    digits = spec.get("decimals", 0) if spec["type"] == "numeric" else 0
+    return float(f"{value:.{digits}f}")
+
+
+def impossible_value(value, spec, rng):
+    """A recording error for ``value`` that lands outside its plausible range:
+    a slipped decimal point, a lost sign, or a missing-value code typed in."""
+    lo, hi = spec["range"]
+    candidates = [value * 10.0, value * 100.0, value / 10.0, value / 100.0, -value,
+                  999.0, 9999.0, -99.0, -999.0, -1.0, 0.0]
+    shown = [_as_shown(c, spec) for c in candidates]
+    bad = [c for c in shown if c < lo or c > hi]
+    if not bad:
+        bad = [_as_shown(hi * 10.0 + 9.0, spec)]
+    return bad[int(rng.integers(len(bad)))]
+
+
+def inject_impossible(frame, plan, condition, rng):
+    """Give ``plan["rows"]`` random rows one impossible value each, in one of
+    ``plan["columns"]`` (numeric), in place."""
+    columns = plan["columns"]
+    arrays = {name: frame[name].to_numpy(dtype=float, copy=True) for name in columns}
+    for row in np.sort(rng.choice(len(frame), size=plan["rows"], replace=False)):
+        name = columns[int(rng.integers(len(columns)))]
+        arrays[name][row] = impossible_value(arrays[name][row], _spec(condition, name), rng)
+    for name, values in arrays.items():
+        frame[name] = values
+
+
+def _rank_score(values, spec):
+    """Each row's position in (0, 1) by the value of a driver column."""
+    if spec["type"] == "category":
+        levels = list(spec["levels"])
+        idx = np.array([levels.index(v) if v in levels else len(levels) // 2 for v in values], dtype=float)
+        return (idx + 0.5) / len(levels)
+    x = np.asarray(values, dtype=float)
+    order = np.argsort(x, kind="stable")
+    ranks = np.empty(len(x))
+    ranks[order] = np.arange(len(x))
+    return (ranks + 0.5) / len(x)
+
+
+def blank_cells(frame, plan, condition, rng):
+    """Blank ``plan["cells"]`` cells of ``plan["columns"]``, in place.
+
+    MCAR: every eligible cell equally likely. MAR: a cell's weight grows with
+    the rank of its row on the observed ``driver`` column, by up to a factor
+    exp(2 * strength). Cells already holding an impossible value are left.
+    """
+    rows, cols = [], []
+    for j, name in enumerate(plan["columns"]):
+        spec = _spec(condition, name)
+        if spec["type"] in ("numeric", "integer"):
+            v = frame[name].to_numpy(dtype=float)
+            ok = (v >= spec["range"][0]) & (v <= spec["range"][1])
+        else:
+            ok = frame[name].notna().to_numpy()
+        idx = np.flatnonzero(ok)
+        rows.append(idx)
+        cols.append(np.full(len(idx), j))
+    rows, cols = np.concatenate(rows), np.concatenate(cols)
+    weights = np.ones(len(rows))
+    if plan["mechanism"] == "MAR":
+        score = _rank_score(frame[plan["driver"]].to_numpy(), _spec(condition, plan["driver"]))
+        weights = np.exp(plan["strength"] * (2.0 * score[rows] - 1.0))
+    pick = rng.choice(len(rows), size=plan["cells"], replace=False, p=weights / weights.sum())
+    for j, name in enumerate(plan["columns"]):
+        chosen = rows[pick[cols[pick] == j]]
+        if not len(chosen):
+            continue
+        if _spec(condition, name)["type"] in ("numeric", "integer"):
+            values = frame[name].to_numpy(dtype=float, copy=True)
+            values[chosen] = np.nan
+        else:
+            values = frame[name].to_numpy(dtype=object, copy=True)
+            values[chosen] = None
+        frame[name] = values
+
+
 def _csv_field(text):
     if any(c in text for c in ',"\n\r'):
         return '"' + text.replace('"', '""') + '"'

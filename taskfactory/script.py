@@ -40,7 +40,7 @@ FOOTER = '''
 
 def main(path=None):
     rng = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=SPAWN_KEY))
-    data = generate(CONDITION, rng)
+    data = perturb(generate(CONDITION, rng), CONDITION, rng)
     text = to_csv_text(data, CONDITION.columns)
     with open(path or CONDITION.data_filename, "w", encoding="utf-8", newline="") as fh:
         fh.write(text)
@@ -102,13 +102,15 @@ def _dependencies(func) -> tuple[list, dict]:
 
 @lru_cache(maxsize=None)
 def emitted_source(generate) -> str:
-    """The source of ``generate`` and ``kit.to_csv_text`` with all they call."""
+    """The source of ``generate``, ``kit.perturb`` and ``kit.to_csv_text`` with all they call."""
     funcs, constants = _dependencies(generate)
-    more, more_constants = _dependencies(kit.to_csv_text)
     seen = {id(f) for f in funcs}
-    funcs = sorted(funcs + [f for f in more if id(f) not in seen],
-                   key=lambda f: (f.__module__ != kit.__name__, f.__module__, f.__code__.co_firstlineno))
-    constants.update(more_constants)
+    for root in (kit.perturb, kit.to_csv_text):
+        more, more_constants = _dependencies(root)
+        funcs += [f for f in more if id(f) not in seen]
+        seen |= {id(f) for f in more}
+        constants.update(more_constants)
+    funcs.sort(key=lambda f: (f.__module__ != kit.__name__, f.__module__, f.__code__.co_firstlineno))
     parts = [f"{name} = {value!r}" for name, value in sorted(constants.items())]
     for f in funcs:
         src = inspect.getsource(f).rstrip()

@@ -20,13 +20,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kit
+from . import kit, perturb
 from ._version import __version__
 from .analysis import prepare, read_csv_text, run_test
 from .condition import Condition
+from .errors import DataError
 from .grid import Coord, Grid
 from .prompts import render_prompt
-from .reference import reference_py, reference_r
+from .reference import reference_py, reference_r, role_columns
 from .registry import get_family
 from .result import TestResult
 from .scenarios import get_scenario
@@ -76,6 +77,9 @@ class Dataset:
     n_rows: int
     gold: TestResult
     naive: TestResult | None
+    kept: TestResult | None
+    n_blank_cells: int
+    n_impossible_values: int
 
 
 @dataclass
@@ -88,6 +92,16 @@ def _streams(grid: Grid, stream: tuple, attempt: int):
     params = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=stream + (attempt, 0)))
     data_key = stream + (attempt, 1)
     return params, data_key
+
+
+def _spoiled_counts(data, family, scen) -> tuple[int, int]:
+    """Blank cells in the test's columns, and out-of-range values anywhere."""
+    blank = int(data[role_columns(family, scen.roles)].isna().to_numpy().sum())
+    impossible = 0
+    for name, (lo, hi) in scen.ranges().items():
+        col = data[name]
+        impossible += int(((col < lo) | (col > hi)).sum())
+    return blank, impossible
 
 
 def release(grid: Grid, c: Coord) -> Dataset | Rejected:
@@ -104,19 +118,29 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                     warnings.simplefilter("ignore", cat)
                 rng_params, data_stream = _streams(grid, stream, attempt)
                 params = plain(family.draw_params(scen, c.n, rng_params)) if family.draw_params else {}
+                spoil = plain(perturb.draw(c.perturbation, family, scen, c.n, rng_params))
                 effect_value = c.effect.value(family, c.n, params)
                 cond = Condition(method=c.method, roles=dict(scen.roles), n=c.n, scenario=scen.id,
                                  effect=c.effect.name, effect_value=float(effect_value), params=params,
                                  dgp=plain(scen.dgp), columns=scen.columns(), alpha=grid.alpha,
-                                 data_filename=f"{scen.id}.csv")
+                                 data_filename=f"{scen.id}.csv", perturbation=spoil)
                 rng = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=data_stream))
-                frame = family.generate(cond, rng)
+                frame = kit.perturb(family.generate(cond, rng), cond, rng)
                 csv_text = kit.to_csv_text(frame, cond.columns)
-                data = prepare(family, read_csv_text(csv_text), cond.roles, scen.ranges())
+                released = read_csv_text(csv_text)
+                blank, impossible = _spoiled_counts(released, family, scen)
+                data = prepare(family, released, cond.roles, scen.ranges())
                 gold = run_test(family, cond, data, prepared=True)
                 naive = run_test(family, cond, data, which="naive", prepared=True) if family.naive else None
+                kept = None
+                if impossible:
+                    try:
+                        kept = run_test(family, cond, prepare(family, released, cond.roles), prepared=True)
+                    except DataError:
+                        kept = None  # keeping the impossible values breaks the test itself
             return Dataset(data_id=data_id, attempt=attempt, condition=cond, stream=data_stream, csv_text=csv_text,
-                           n_rows=len(frame), gold=gold, naive=naive)
+                           n_rows=len(frame), gold=gold, naive=naive, kept=kept, n_blank_cells=blank,
+                           n_impossible_values=impossible)
         except Exception as exc:  # noqa: BLE001 - one bad task must never stop a build
             reasons.append(f"attempt {attempt}: {type(exc).__name__}: {exc}")
     return Rejected(data_id=data_id, reasons=reasons)
@@ -130,12 +154,15 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
     cond = ds.condition
     context, question = scen.fill(scen.context, c.n), scen.fill(scen.question, c.n)
     dictionary = scen.data_dictionary()
-    hints = list(family.hints(cond)) if family.hints else []
+    hints = (list(family.hints(cond)) if family.hints else []) + perturb.hints(cond.perturbation)
     prompt = render_prompt(style=c.style, context=context, question=question, dictionary=dictionary,
                            data_filename=cond.data_filename, n_rows=ds.n_rows, alpha=grid.alpha, hints=hints)
-    gold, naive = ds.gold, ds.naive
+    gold, naive, kept = ds.gold, ds.naive, ds.kept
     decision = gold.decision(grid.alpha)
     naive_decision = naive.decision(grid.alpha) if naive else None
+    kept_decision = kept.decision(grid.alpha) if kept else None
+    trap_kinds = [kind for kind, other in (("naive_method", naive_decision), ("impossible_values", kept_decision))
+                  if other is not None and other != decision]
     ranges = scen.ranges()
     meta = {"task_id": task_id, "data_id": data_id, "method": c.method, "scenario": scen.id, "title": scen.title,
             "factory_version": __version__}
@@ -151,6 +178,9 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "effect_value": cond.effect_value,
         "prompt_style": c.style,
         "perturbation": c.perturbation,
+        "perturbation_detail": json.dumps(cond.perturbation, sort_keys=True),
+        "n_blank_cells": ds.n_blank_cells,
+        "n_impossible_values": ds.n_impossible_values,
         "seed": c.seed,
         "attempt": ds.attempt,
         "prompt": prompt,
@@ -176,7 +206,10 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "naive_method": naive.method if naive else None,
         "naive_p": naive.pvalue if naive else None,
         "naive_decision": naive_decision,
-        "trap": bool(naive is not None and naive_decision != decision),
+        "kept_impossible_p": kept.pvalue if kept else None,
+        "kept_impossible_decision": kept_decision,
+        "trap": bool(trap_kinds),
+        "trap_kinds": trap_kinds,
         "reference_r": reference_r(family, cond.roles, ranges, cond.data_filename),
         "reference_py": reference_py(family, cond.roles, ranges, cond.data_filename),
         "script": render_script(task_id, family.generate, cond.literal(), grid.seed, ds.stream, meta),

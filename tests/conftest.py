@@ -19,6 +19,7 @@ def small_grid(method, n=30, seeds=1, seed=7, **extra):
 
 
 def dataset(grid, method, scenario, n, effect="null", seed=0, style="basic", perturbation="none"):
+    """Release one dataset (asserting it was not rejected): ``(coord, Dataset)``."""
     level = effect if isinstance(effect, EffectLevel) else EffectLevel(effect)
     c = Coord(method, scenario, n, level, perturbation, seed, style, "train")
     ds = release(grid, c)

@@ -45,7 +45,7 @@ CASES = [
     ("unknown style", GOOD + "prompt_styles: [basic, chatty]\n",
      "key 'prompt_styles': unknown value 'chatty'; allowed: basic, guided"),
     ("unknown perturbation", GOOD + "perturbations: [none, shuffled]\n",
-     "key 'perturbations': unknown value 'shuffled'; allowed: none"),
+     "key 'perturbations': unknown value 'shuffled'; allowed: none, missing, extreme, missing+extreme"),
     ("bad seeds", GOOD + "seeds: 0\n", "key 'seeds': must be an integer from 1 to 100000, got 0"),
     ("bad alpha", GOOD + "alpha: 5\n", "key 'alpha': must be a number in (0, 0.5), got 5"),
     ("bad exclude key", GOOD + "exclude: [{method: welch_t, colour: red}]\n",

@@ -1,0 +1,80 @@
+"""Perturbations: the mess real datasets carry, injected on purpose.
+
+``missing`` blanks 3-15 % of the cells of the test's columns, MCAR or MAR (the
+chance of a blank grows with an observed extra column). ``extreme`` gives 1-3 %
+of rows (at least one) a physically impossible value, outside the plausible
+range the data dictionary states: a slipped decimal point, a lost sign, a
+missing-value code such as 999. ``missing+extreme`` does both.
+
+The canonical handling, which the gold follows and the data dictionary makes
+decidable: impossible values are missing; then complete cases on the test's
+columns. This module draws *what* to do for one dataset (on the parameter
+stream); :func:`taskfactory.kit.perturb` does it on the data stream, inside the
+emitted script too.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .errors import GridError
+from .reference import role_columns
+
+PARTS = ("missing", "extreme")
+CHOICES = ("none", "missing", "extreme", "missing+extreme")
+MISSING_RATE = (0.03, 0.15)
+EXTREME_RATE = (0.01, 0.03)
+
+
+def canonical(name, where: str = "perturbations") -> str:
+    """The canonical spelling of a perturbation (parts in a fixed order)."""
+    if not isinstance(name, str):
+        raise GridError(f"key '{where}': each perturbation must be a name, got {name!r}")
+    if name == "none":
+        return name
+    parts = name.split("+")
+    if any(p not in PARTS for p in parts) or len(set(parts)) != len(parts):
+        raise GridError(f"key '{where}': unknown value '{name}'; allowed: {', '.join(CHOICES)}")
+    return "+".join(p for p in PARTS if p in parts)
+
+
+def extreme_columns(family, scenario) -> list[str]:
+    """Numeric columns of the test, else the numeric extras (where impossible
+    values then test whether an agent leaves irrelevant columns alone)."""
+    numeric = [v.name for v in scenario.variables if v.type in ("numeric", "integer")]
+    used = [c for c in role_columns(family, scenario.roles) if c in numeric]
+    return used or numeric
+
+
+def draw(kind: str, family, scenario, n: int, rng) -> dict:
+    """What the perturbation ``kind`` does to one dataset of ``n`` rows."""
+    plan: dict = {"kind": kind}
+    if "extreme" in kind:
+        rate = float(rng.uniform(*EXTREME_RATE))
+        rows = max(1, min(math.floor(EXTREME_RATE[1] * n), max(math.ceil(EXTREME_RATE[0] * n), round(rate * n))))
+        plan["extreme"] = {"rate": rate, "rows": rows, "columns": extreme_columns(family, scenario)}
+    if "missing" in kind:
+        cols = role_columns(family, scenario.roles)
+        total = n * len(cols)
+        rate = float(rng.uniform(*MISSING_RATE))
+        cells = min(math.floor(MISSING_RATE[1] * total), max(math.ceil(MISSING_RATE[0] * total), round(rate * total)))
+        missing = {"mechanism": "MAR" if rng.random() < 0.5 else "MCAR", "rate": rate, "cells": cells,
+                   "columns": cols}
+        if missing["mechanism"] == "MAR":
+            extras = [v.name for v in scenario.variables if v.type != "id" and v.name not in cols]
+            missing["driver"] = extras[int(rng.integers(len(extras)))]
+            missing["strength"] = float(rng.uniform(1.0, 2.0))
+        plan["missing"] = missing
+    return plan
+
+
+def hints(plan: dict) -> list[str]:
+    """Guided-prompt hints about the perturbation."""
+    out = []
+    if "extreme" in plan:
+        out.append("A few values lie outside the plausible ranges the data dictionary gives; they are recording "
+                   "errors, not measurements, and are best treated as missing.")
+    if "missing" in plan:
+        out.append("Some cells are blank because the value was not recorded; analyse the rows that are complete "
+                   "on the variables your test uses.")
+    return out
