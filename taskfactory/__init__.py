@@ -5,6 +5,7 @@ From Python::
     import taskfactory
     taskfactory.plan("grids/demo.yaml").total
     taskfactory.build("grids/demo.yaml", "corpus/", jobs=2)
+    taskfactory.verify("corpus/", sample=200).ok
     taskfactory.analyse("welch_t", df, {"outcome": "sbp", "group": "arm"})
 """
 
@@ -17,9 +18,10 @@ from .plan import Plan, plan
 from .registry import Family, families, get_family
 from .result import TestResult, z_of_p
 from .scenarios import load_scenarios
+from .verify import VerifyReport, verify
 
 __all__ = [
     "__version__", "analyse", "build", "BuildSummary", "plan", "Plan", "load_grid", "Grid", "families",
     "get_family", "Family", "load_scenarios", "TestResult", "z_of_p", "TaskFactoryError", "GridError",
-    "ScenarioError", "CorpusError", "DataError",
+    "ScenarioError", "CorpusError", "DataError", "verify", "VerifyReport",
 ]
