@@ -214,23 +214,17 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
                         skipped, time.perf_counter() - start, manifest)
 
 
-def finalize(out: Path, g: Grid, p: Plan) -> dict:
-    """Merge rejects, count the shards, write manifest and card, drop the state."""
-    state = out / STATE
-    shards, rejects = [], []
-    counts = {"tasks": 0, "datasets": 0, "rejected": 0, "traps": 0, "by_split": Counter(), "by_method": Counter(),
+def count_shards(out: Path, names_by_split: dict) -> tuple[dict, list]:
+    """Counts over the shards ``data/NAME`` (read column by column) and their
+    manifest entries."""
+    shards = []
+    counts = {"tasks": 0, "datasets": 0, "traps": 0, "by_split": Counter(), "by_method": Counter(),
               "by_effect": Counter(), "by_prompt_style": Counter(), "by_perturbation": Counter(),
-              "traps_by_method": Counter(), "naive_by_method": Counter(), "rejected_by_method": Counter()}
+              "traps_by_method": Counter(), "naive_by_method": Counter(), "traps_by_perturbation": Counter()}
     last_data = None
-    for split in g.splits():
-        for name in p.shard_names(split):
+    for split, names in names_by_split.items():
+        for name in names:
             path = out / "data" / name
-            rej_path = state / f"{name}.rejects.jsonl"
-            if not path.exists() or not rej_path.exists():
-                raise TaskFactoryError(f"shard {name} is missing; run the build again with --resume")
-            for line in rej_path.read_text().splitlines():
-                rejects.append(line)
-                counts["rejected_by_method"][json.loads(line)["method"]] += 1
             t = read_columns(path, ["data_id", "method", "effect", "prompt_style", "perturbation", "trap",
                                     "naive_method"]).to_pydict()
             rows = len(t["data_id"])
@@ -248,24 +242,49 @@ def finalize(out: Path, g: Grid, p: Plan) -> dict:
                 if t["trap"][i]:
                     counts["traps"] += 1
                     counts["traps_by_method"][m] += 1
+                    counts["traps_by_perturbation"][t["perturbation"][i]] += 1
             counts["tasks"] += rows
             counts["by_split"][split] += rows
             shards.append({"split": split, "path": f"data/{name}", "rows": rows, "bytes": path.stat().st_size,
                            "sha256": sha256_file(path)})
+    return counts, shards
+
+
+def write_manifest(out: Path, manifest: dict) -> None:
+    """Write the dataset card, then ``manifest.json`` (last: its presence means done)."""
+    manifest["counts"] = {k: (dict(sorted(v.items())) if isinstance(v, Counter) else v)
+                          for k, v in manifest["counts"].items()}
+    atomic_write_text(out / "README.md", render_card(manifest))
+    atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=1, sort_keys=False) + "\n")
+
+
+def finalize(out: Path, g: Grid, p: Plan) -> dict:
+    """Merge rejects, count the shards, write manifest and card, drop the state."""
+    state = out / STATE
+    names = {split: p.shard_names(split) for split in g.splits()}
+    rejects, by_method = [], Counter()
+    for split in g.splits():
+        for name in names[split]:
+            rej_path = state / f"{name}.rejects.jsonl"
+            if not (out / "data" / name).exists() or not rej_path.exists():
+                raise TaskFactoryError(f"shard {name} is missing; run the build again with --resume")
+            for line in rej_path.read_text().splitlines():
+                rejects.append(line)
+                by_method[json.loads(line)["method"]] += 1
+    counts, shards = count_shards(out, names)
     counts["rejected"] = len(rejects)
-    rejected_text = "".join(line + "\n" for line in rejects)
-    atomic_write_text(out / "rejected.jsonl", rejected_text)
+    counts["rejected_by_method"] = by_method
+    atomic_write_text(out / "rejected.jsonl", "".join(line + "\n" for line in rejects))
     manifest = {
         "format": "taskfactory-corpus/1",
         "factory_version": __version__,
         "name": g.name,
         "grid_sha256": g.sha256,
         "grid": g.normalized(),
-        "counts": {k: (dict(sorted(v.items())) if isinstance(v, Counter) else v) for k, v in counts.items()},
+        "counts": counts,
         "shards": shards,
         "rejected": {"path": "rejected.jsonl", "rows": len(rejects), "sha256": sha256_file(out / "rejected.jsonl")},
     }
-    atomic_write_text(out / "README.md", render_card(manifest))
-    atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=1, sort_keys=False) + "\n")
+    write_manifest(out, manifest)
     shutil.rmtree(state)
     return manifest

@@ -14,6 +14,15 @@ def _size_category(n: int) -> str:
     return "1M<n<10M"
 
 
+def _leakage_lines(manifest: dict) -> list[str]:
+    f = manifest.get("leakage_filter")
+    if not f:
+        return []
+    return [f"Filtered for leakage against {', '.join(f'`{b}`' for b in f['benchmarks'])}: "
+            f"{f['flagged_items']} benchmark item(s) flagged; {f['dropped_tasks']} task(s) from "
+            f"{f['dropped_datasets']} dataset(s) dropped (see `leakage_report.json`).", ""]
+
+
 def render_card(manifest: dict) -> str:
     """The card of a corpus, from its manifest alone (so it is deterministic)."""
     counts = manifest["counts"]
@@ -48,10 +57,13 @@ def render_card(manifest: dict) -> str:
         "",
         "## Counts",
         "",
+        *_leakage_lines(manifest),
         f"- tasks: {counts['tasks']} ({counts['datasets']} datasets; "
         + ", ".join(f"{s}: {counts['by_split'].get(s, 0)}" for s in splits) + ")",
         f"- rejected (no attempt gave a reliable gold): {counts['rejected']}",
-        f"- traps (the naive test's decision differs from the gold one): {counts['traps']}",
+        f"- traps (a tempting analysis decides otherwise than the gold): {counts['traps']}"
+        + (" (" + ", ".join(f"{k} {v}" for k, v in counts.get("traps_by_perturbation", {}).items()) + ")"
+           if counts.get("traps_by_perturbation") else ""),
         "- prompt styles: " + ", ".join(f"{k} {v}" for k, v in counts["by_prompt_style"].items()),
         "- effects: " + ", ".join(f"{k} {v}" for k, v in counts["by_effect"].items()),
         "- perturbations: " + ", ".join(f"{k} {v}" for k, v in counts["by_perturbation"].items()),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -129,6 +130,65 @@ def verify(corpus, sample, jobs, seed):
     report = run_verify(corpus, sample=sample, jobs=jobs, seed=seed)
     click.echo(format_report(report))
     if not report.ok:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("corpus", type=click.Path(file_okay=False))
+@click.option("--against", "benches", multiple=True, required=True,
+              help="Benchmark: a Parquet or JSONL file, or a folder of them. Repeat for several.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write every item's scores as JSON.")
+@click.option("--drop-out", "drop_dir", type=click.Path(file_okay=False),
+              help="Write the corpus without the flagged tasks (and their data_id siblings) here.")
+@click.option("--fail-on", type=click.Choice(["any", "none"]), default="any", show_default=True,
+              help="Exit 1 when any item is flagged, or never.")
+@click.option("--semantic", is_flag=True, help="Add embedding similarity (needs taskfactory[embed]).")
+@click.option("--id-field", multiple=True, help="Field(s) holding an item's id.")
+@click.option("--question-field", multiple=True, help="Field(s) holding the question text.")
+@click.option("--context-field", multiple=True, help="Field(s) holding the context text.")
+@click.option("--data-field", multiple=True, help="Field(s) holding CSV text or a path to a CSV file.")
+@click.option("--ngram8", default=0.5, show_default=True, help="Flag at this share of an item's 8-grams in one task.")
+@click.option("--ngram13", default=1, show_default=True, help="Flag at this many shared 13-grams (0: off).")
+@click.option("--jaccard", default=0.5, show_default=True, help="Flag at this content-word Jaccard.")
+@click.option("--data-share", default=0.5, show_default=True, help="Flag at this share of an item's rows in one dataset.")
+@click.option("--semantic-threshold", default=0.9, show_default=True, help="Flag at this cosine similarity.")
+@click.option("--boilerplate", default=0.05, show_default=True,
+              help="Ignore n-grams in more than this share of corpus tasks (from 2+ scenarios).")
+def leakage(corpus, benches, report_path, drop_dir, fail_on, semantic, id_field, question_field, context_field,
+            data_field, ngram8, ngram13, jaccard, data_share, semantic_threshold, boilerplate):
+    """Check a CORPUS against held-out benchmarks for copied text or data.
+
+    Prints the flagged items (evidence, score, matching task) and a summary;
+    exits 1 when any item is flagged (unless --fail-on none), 0 when clean,
+    2 on bad input.
+
+    Example:
+
+        taskfactory leakage corpus/ --against bench/pbench.jsonl --report leak.json --drop-out clean/
+    """
+    from .leakage import Thresholds, check_leakage
+    from .leakage.bench import Fields
+    from .leakage.dropout import drop_out
+    from .leakage.report import format_report
+
+    defaults = Fields()
+    fields = Fields(id=id_field or defaults.id, question=question_field or defaults.question,
+                    context=context_field or defaults.context, data=data_field or defaults.data)
+    thr = Thresholds(ngram8=ngram8, ngram13=ngram13, jaccard=jaccard, data=data_share,
+                     semantic=semantic_threshold, boilerplate=boilerplate)
+    try:
+        report = check_leakage(corpus, list(benches), fields=fields, thresholds=thr, semantic=semantic)
+        if report_path:
+            Path(report_path).write_text(json.dumps(report.to_json(), indent=1) + "\n")
+        click.echo(format_report(report))
+        if drop_dir:
+            new = drop_out(corpus, drop_dir, report)
+            click.echo(f"wrote {drop_dir}: {new['counts']['tasks']} tasks "
+                       f"({new['leakage_filter']['dropped_tasks']} dropped)")
+    except TaskFactoryError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    if report.flagged and fail_on == "any":
         sys.exit(1)
 
 

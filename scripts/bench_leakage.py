@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Benchmark the leakage check: a corpus of about 10,000 tasks against a
+500-item benchmark, timed, with peak memory; and the same benchmark against a
+corpus a third the size (the same cells, one seed instead of three), to show
+that memory does not grow with the corpus.
+
+    python scripts/bench_leakage.py [--work /tmp/leakbench] [--jobs 2]
+
+The benchmark holds 480 look-alike items (statistical questions in the
+corpus's vocabulary, each with its own random dataset) and 20 planted copies
+(questions, paraphrased contexts, shuffled and renamed datasets, half
+datasets); the script reports how many of each were flagged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import taskfactory as tf
+from taskfactory.corpus import iter_records
+
+BASE = {"seed": 77, "methods": "all", "effects": ["null", "borderline", "medium"], "prompt_styles": ["basic", "guided"],
+        "perturbations": ["none", "missing"], "shard_rows": 1000,
+        "exclude": [{"method": ["chi_square_independence", "two_proportion_z"], "n": [30]}]}
+GRIDS = {"small": {**BASE, "name": "leak-small", "n": [30, 120, 300, 800], "seeds": 1},
+         "large": {**BASE, "name": "leak-large", "n": [30, 120, 300, 800], "seeds": 3}}
+SUBJECTS = ["blood pressure", "reaction time", "crop yield", "test score", "hourly wage", "tensile strength",
+            "cholesterol", "sleep duration", "customer spend", "river flow", "body weight", "heart rate"]
+GROUPS = ["the two groups", "treatment and control", "the three sites", "men and women", "the two schools"]
+FORMS = ["Is there a significant difference in mean {s} between {g}?",
+         "Does {s} differ between {g} at the 5% level?",
+         "Is {s} associated with age in this sample?",
+         "Test whether the median {s} is the same across {g}.",
+         "Is the correlation between {s} and income different from zero?"]
+
+CHILD = """
+import json, resource, sys, time, tracemalloc
+from taskfactory.leakage import check_leakage
+if sys.argv[3] == "trace":
+    tracemalloc.start()
+t = time.perf_counter()
+r = check_leakage(sys.argv[1], [sys.argv[2]])
+out = {"seconds": time.perf_counter() - t, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+       "tasks": r.tasks, "flagged": sorted(it.id for it in r.flagged)}
+if sys.argv[3] == "trace":
+    out["python_heap_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
+print(json.dumps(out))
+"""
+
+
+def make_bench(corpus: Path, path: Path, seed: int = 0) -> None:
+    rnd = random.Random(seed)
+    items = []
+    for k in range(480):
+        q = rnd.choice(FORMS).format(s=rnd.choice(SUBJECTS), g=rnd.choice(GROUPS))
+        rows = ["id,group,value,age"] + [f"{i},{rnd.choice('ab')},{rnd.gauss(50, 10):.2f},{rnd.randint(18, 80)}"
+                                          for i in range(rnd.randint(20, 200))]
+        items.append({"id": f"lookalike_{k}", "question": q, "data_csv": "\n".join(rows) + "\n"})
+    recs = list(iter_records(corpus, columns=["task_id", "question", "context", "data_csv"]))
+    for k, rec in enumerate(rnd.sample(recs, 20)):
+        kind = k % 4
+        if kind == 0:
+            items.append({"id": f"planted_question_{k}", "question": rec["question"], "context": rec["context"]})
+        elif kind == 1:
+            sentences = rec["context"].split(". ")
+            rnd.shuffle(sentences)
+            items.append({"id": f"planted_paraphrase_{k}", "question": rec["question"].replace("Does", "Do the data show")
+                          + " " + ". ".join(sentences)})
+        else:
+            lines = rec["data_csv"].splitlines()
+            body = lines[1:]
+            rnd.shuffle(body)
+            if kind == 3:
+                body = body[: len(body) // 2]
+            head = ",".join(f"c{j}" for j in range(len(lines[0].split(","))))
+            items.append({"id": f"planted_data_{k}", "question": "Which test fits?",
+                          "data_csv": "\n".join([head] + body) + "\n"})
+    path.write_text("".join(json.dumps(it) + "\n" for it in items))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--work", default="/tmp/taskfactory-leakbench")
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args(argv)
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    results = {}
+    for size in ("small", "large"):
+        corpus = work / size
+        if not (corpus / "manifest.json").exists():
+            tf.build(GRIDS[size], corpus, jobs=args.jobs, overwrite=True)
+        bench = work / f"bench-{size}.jsonl"
+        make_bench(corpus, bench)
+        runs = [json.loads(subprocess.run([sys.executable, "-c", CHILD, str(corpus), str(bench), mode], check=True,
+                                          capture_output=True, text=True).stdout) for mode in ("time", "trace")]
+        res = {**runs[0], "python_heap_peak_mb": runs[1]["python_heap_peak_mb"]}
+        planted = [f for f in res["flagged"] if f.startswith("planted")]
+        false = [f for f in res["flagged"] if f.startswith("lookalike")]
+        results[size] = res
+        print(f"{size:<6} corpus {res['tasks']:>6} tasks vs 500 items: {res['seconds']:.1f} s, peak RSS "
+              f"{res['peak_rss_mb']:.0f} MB, Python heap peak {res['python_heap_peak_mb']:.0f} MB; planted copies "
+              f"flagged {len(planted)}/20, look-alikes flagged {len(false)}/480")
+    ratio = results["large"]["tasks"] / results["small"]["tasks"]
+    print(f"corpus {ratio:.1f}x larger: peak RSS x{results['large']['peak_rss_mb'] / results['small']['peak_rss_mb']:.2f}, "
+          f"Python heap peak x{results['large']['python_heap_peak_mb'] / results['small']['python_heap_peak_mb']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

