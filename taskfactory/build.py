@@ -16,11 +16,13 @@ to an uninterrupted one.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
 import time
 from collections import Counter
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -138,27 +140,42 @@ def _prepare_out(out: Path, g: Grid, resume: bool, overwrite: bool) -> bool:
     return False
 
 
-def _parallel(jobs: int, backend: str, address: str | None):
-    import joblib
-
+def _check_backend(backend: str) -> None:
+    """Fail early, before any output exists, on an unknown or missing backend."""
     if backend not in BACKENDS:
         raise TaskFactoryError(f"backend ({backend!r}) must be one of {', '.join(BACKENDS)}")
-    if backend == "dask":
+    needs = {"dask": ("dask.distributed", "dask[distributed]"), "ray": ("ray.util.joblib", "ray[default]")}
+    if backend in needs:
+        module, package = needs[backend]
         try:
-            from dask.distributed import Client
+            importlib.import_module(module)
         except ImportError:
-            raise TaskFactoryError("backend 'dask' needs dask.distributed: pip install 'dask[distributed]'") from None
-        Client(address) if address else Client(processes=True, n_workers=jobs, threads_per_worker=1)
-    elif backend == "ray":
-        try:
+            raise TaskFactoryError(f"backend '{backend}' needs {module}: pip install '{package}'") from None
+
+
+@contextmanager
+def _backend(jobs: int, backend: str, address: str | None):
+    """joblib's configuration for ``backend``; dask and ray connect to
+    ``address`` or start a local cluster of ``jobs`` workers."""
+    import joblib
+
+    _check_backend(backend)
+    with ExitStack() as stack:
+        if backend == "dask":
+            from dask.distributed import Client
+
+            client = Client(address) if address else Client(processes=True, n_workers=jobs, threads_per_worker=1)
+            stack.callback(client.close)
+        elif backend == "ray":
             import ray
             from ray.util.joblib import register_ray
-        except ImportError:
-            raise TaskFactoryError("backend 'ray' needs ray: pip install 'ray[default]'") from None
-        register_ray()
-        if not ray.is_initialized():
-            ray.init(address=address) if address else ray.init(num_cpus=jobs)
-    return joblib.Parallel(n_jobs=jobs, backend=backend, return_as="generator_unordered", pre_dispatch="2*n_jobs")
+
+            register_ray()
+            if not ray.is_initialized():
+                ray.init(**({"address": address} if address else {"num_cpus": jobs}))
+                stack.callback(ray.shutdown)
+        stack.enter_context(joblib.parallel_config(backend=backend, n_jobs=jobs))
+        yield joblib.Parallel(return_as="generator_unordered", pre_dispatch="2*n_jobs")
 
 
 def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = False, progress: bool = False,
@@ -175,6 +192,7 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
     g = load_grid(grid)
     if jobs < 1:
         raise TaskFactoryError(f"jobs ({jobs}) must be at least 1")
+    _check_backend(backend)
     p = plan(g)
     out = Path(out)
     if _prepare_out(out, g, resume, overwrite):
@@ -202,11 +220,14 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
         wanted = set(sizes)
         calls = (delayed(build_shard)(g, name, coords, str(out))
                  for _, name, coords in _shard_jobs(g, p) if name in wanted)
-        runner = _parallel(jobs, backend, address) if jobs > 1 or backend != "loky" else None
-        results = runner(calls) if runner is not None else (fn(*a, **k) for fn, a, k in calls)
-        for name, _rows, _rej in results:
-            if bar:
-                bar.update(sizes[name])
+        with ExitStack() as stack:
+            if jobs > 1 or backend != "loky":
+                results = stack.enter_context(_backend(jobs, backend, address))(calls)
+            else:
+                results = (fn(*a, **k) for fn, a, k in calls)
+            for name, _rows, _rej in results:
+                if bar:
+                    bar.update(sizes[name])
     if bar:
         bar.close()
     manifest = finalize(out, g, p)

@@ -148,3 +148,21 @@ def test_cli_build_then_inspect(corpus):
     assert json.loads(by_id.output)["gold_p"] == first["gold_p"]
     missing = CliRunner().invoke(main, ["inspect", str(out), "welch_t-000000000000"])
     assert missing.exit_code == 1 and missing.output == f"error: {out}: holds no task 'welch_t-000000000000'\n"
+
+
+def test_dask_backend_gives_the_same_bytes(corpus, tmp_path):
+    pytest.importorskip("dask.distributed")
+    out, _ = corpus
+    tf.build(GRID, tmp_path / "dask", jobs=2, backend="dask")
+    assert tree_bytes(tmp_path / "dask") == tree_bytes(out)
+
+
+def test_a_missing_backend_fails_before_writing(tmp_path, monkeypatch):
+    for name in ("ray", "ray.util", "ray.util.joblib"):
+        monkeypatch.setitem(sys.modules, name, None)  # an import of a None entry raises ImportError
+    grid = tmp_path / "g.yaml"
+    grid.write_text(json.dumps(GRID))
+    result = CliRunner().invoke(main, ["build", str(grid), "-o", str(tmp_path / "c"), "--backend", "ray"])
+    assert result.exit_code == 1
+    assert result.output == "error: backend 'ray' needs ray.util.joblib: pip install 'ray[default]'\n"
+    assert not (tmp_path / "c").exists()

@@ -54,3 +54,15 @@ def check_location(scenario, role: str, location: str = "mean", spread: str | No
         raise ValueError(f"dgp {location} lies outside the range of '{scenario.roles[role]}'")
     if spread is not None and not scenario.dgp[spread] > 0:
         raise ValueError(f"dgp {spread} must be positive")
+
+
+def check_paired(scenario) -> None:
+    """Raise ValueError unless the before and after columns are distinct, share
+    type, range and decimals (so a null pair stays exchangeable once rounded
+    and clipped), and dgp mean lies inside their range with a positive sd."""
+    before, after = scenario.variable(scenario.roles["before"]), scenario.variable(scenario.roles["after"])
+    if before.name == after.name:
+        raise ValueError("before and after must be different columns")
+    if before.range != after.range or before.decimals != after.decimals or before.type != after.type:
+        raise ValueError("before and after need the same type, range and decimals")
+    check_location(scenario, "before")

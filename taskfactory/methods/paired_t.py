@@ -14,7 +14,7 @@ import numpy as np
 from ..effects import t_critical
 from ..kit import finish
 from ..registry import Family, register
-from ._common import numeric
+from ._common import check_paired, numeric
 from ._ttest import one_sample, welch_two_sample
 
 
@@ -62,20 +62,6 @@ def hints(condition):
     ]
 
 
-def validate(scenario):
-    """Before and after must be distinct columns with one range and one rounding,
-    so that under the null the released pair stays exchangeable."""
-    before, after = scenario.variable(scenario.roles["before"]), scenario.variable(scenario.roles["after"])
-    if before.name == after.name:
-        raise ValueError("before and after must be different columns")
-    if before.range != after.range or before.decimals != after.decimals or before.type != after.type:
-        raise ValueError("before and after need the same type, range and decimals")
-    if not before.range[0] < scenario.dgp["mean"] < before.range[1]:
-        raise ValueError("dgp mean lies outside the range of the before and after columns")
-    if not scenario.dgp["sd"] > 0:
-        raise ValueError("dgp sd must be positive")
-
-
 register(Family(
     name="paired_t",
     order=2,
@@ -92,7 +78,7 @@ register(Family(
     effect_unit="Cohen's dz",
     draw_params=draw_params,
     dgp_keys=("mean", "sd"),
-    validate=validate,
+    validate=check_paired,
     hints=hints,
     min_n=10,
     r_code="res <- t.test(d${after}, d${before}, paired = TRUE)",
