@@ -65,3 +65,12 @@ def test_plan_prints_counts_and_writes_nothing(tmp_path):
     assert set(tmp_path.iterdir()) == before
     as_json = json.loads(CliRunner().invoke(main, ["plan", str(grid), "--json"]).output)
     assert as_json["total"] == 144 and as_json["by"]["effect"] == {"null": 48, "borderline": 48, "medium": 48}
+
+
+def test_the_readme_grid_example_is_valid(tmp_path):
+    block = README.split("## Grid file\n\n```yaml\n", 1)[1].split("```", 1)[0]
+    grid = tmp_path / "example.yaml"
+    grid.write_text(block)
+    p = tf.plan(grid)
+    assert p.total > 0 and set(p.by["effect"]) == {"null", "borderline", "medium", "strong", "large"}
+    assert set(p.by_split) == {"train", "test"}
