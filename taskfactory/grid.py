@@ -346,12 +346,7 @@ def load_grid(grid, source: str | None = None) -> Grid:
             if n < fam.min_n and not g.excluded(method=method, n=n):
                 _err(source, "n", f"{n} is below the minimum N of '{method}' ({fam.min_n}); raise it or exclude "
                      f"{{method: {method}, n: {n}}}")
-    if not any(True for _ in _first_task(g)):
+    if next(g.tasks(), None) is None:
         _err(source, None, "the grid expands to no tasks (every combination is excluded)")
     return g
 
-
-def _first_task(g: Grid):
-    for coord in g.tasks():
-        yield coord
-        return

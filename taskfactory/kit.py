@@ -221,8 +221,4 @@ def to_csv_text(frame, columns):
 
 def column_spec(condition, role):
     """The column specification of the column playing ``role``."""
-    name = condition.roles[role]
-    for spec in condition.columns:
-        if spec["name"] == name:
-            return spec
-    raise KeyError(name)
+    return _spec(condition, condition.roles[role])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import math
 import pkgutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from .errors import ScenarioError, TaskFactoryError
@@ -62,7 +62,6 @@ class Family:
     effect_bounds: tuple = (-math.inf, math.inf)
     complete_case: bool = True
     cost: float = 1.0
-    notes: str = field(default="", compare=False)
 
     def check_scenario(self, scen) -> None:
         """Raise :class:`ScenarioError` unless ``scen`` gives what this family needs."""

@@ -80,6 +80,8 @@ class Dataset:
     kept: TestResult | None
     n_blank_cells: int
     n_impossible_values: int
+    reference_r: str
+    reference_py: str
 
 
 @dataclass
@@ -129,7 +131,8 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                 csv_text = kit.to_csv_text(frame, cond.columns)
                 released = read_csv_text(csv_text)
                 blank, impossible = _spoiled_counts(released, family, scen)
-                data = prepare(family, released, cond.roles, scen.ranges())
+                ranges = scen.ranges()
+                data = prepare(family, released, cond.roles, ranges)
                 gold = run_test(family, cond, data, prepared=True)
                 naive = run_test(family, cond, data, which="naive", prepared=True) if family.naive else None
                 kept = None
@@ -140,7 +143,9 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                         kept = None  # keeping the impossible values breaks the test itself
             return Dataset(data_id=data_id, attempt=attempt, condition=cond, stream=data_stream, csv_text=csv_text,
                            n_rows=len(frame), gold=gold, naive=naive, kept=kept, n_blank_cells=blank,
-                           n_impossible_values=impossible)
+                           n_impossible_values=impossible,
+                           reference_r=reference_r(family, cond.roles, ranges, cond.data_filename),
+                           reference_py=reference_py(family, cond.roles, ranges, cond.data_filename))
         except Exception as exc:  # noqa: BLE001 - one bad task must never stop a build
             reasons.append(f"attempt {attempt}: {type(exc).__name__}: {exc}")
     return Rejected(data_id=data_id, reasons=reasons)
@@ -163,7 +168,6 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
     kept_decision = kept.decision(grid.alpha) if kept else None
     trap_kinds = [kind for kind, other in (("naive_method", naive_decision), ("impossible_values", kept_decision))
                   if other is not None and other != decision]
-    ranges = scen.ranges()
     meta = {"task_id": task_id, "data_id": data_id, "method": c.method, "scenario": scen.id, "title": scen.title,
             "factory_version": __version__}
     return {
@@ -210,8 +214,8 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "kept_impossible_decision": kept_decision,
         "trap": bool(trap_kinds),
         "trap_kinds": trap_kinds,
-        "reference_r": reference_r(family, cond.roles, ranges, cond.data_filename),
-        "reference_py": reference_py(family, cond.roles, ranges, cond.data_filename),
+        "reference_r": ds.reference_r,
+        "reference_py": ds.reference_py,
         "script": render_script(task_id, family.generate, cond.literal(), grid.seed, ds.stream, meta),
         "factory_version": __version__,
         "grid_name": grid.name,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from . import KINDS
+
 
 def format_report(report) -> str:
     flagged = report.flagged
@@ -15,7 +17,7 @@ def format_report(report) -> str:
             for kind, score, task in it.evidence():
                 lines.append(f"{name:<28} {kind:<13} {score:>6.2f}  {task or '-':<32} {it.snippet[:60]}")
     kinds = Counter(kind for it in flagged for kind in it.flags)
-    detail = ", ".join(f"{k} {kinds[k]}" for k in ("text-ngram", "text-minhash", "data-rows", "semantic") if kinds[k])
+    detail = ", ".join(f"{k} {kinds[k]}" for k in KINDS if kinds[k])
     lines.append(f"summary: {len(flagged)} of {len(report.items)} benchmark items flagged"
                  + (f" ({detail})" if detail else "")
                  + f" against {report.tasks} corpus tasks ({report.datasets} datasets, {report.distinct_texts} "
