@@ -1,8 +1,10 @@
 """Exceptions raised by taskfactory.
 
-Everything a user can cause (a bad grid, a bad scenario file, a corrupt corpus)
-raises a :class:`TaskFactoryError` subclass whose message is one line naming what
-is wrong; the command line turns it into ``error: <message>`` and a non-zero exit.
+Everything a user can cause (a bad grid, a bad scenario file, a corrupt corpus,
+a malformed benchmark, bad arguments) raises a :class:`TaskFactoryError`
+subclass whose message is one line naming what is wrong; the command line
+turns it into ``error: <message>`` and exits with the class's ``exit_code``:
+2 for bad input, 1 for a check that failed.
 """
 
 
@@ -12,28 +14,35 @@ class TaskFactoryError(Exception):
     exit_code = 1
 
 
-class GridError(TaskFactoryError):
+class InputError(TaskFactoryError):
+    """Bad input: a malformed file or argument. Exit code 2."""
+
+    exit_code = 2
+
+
+class GridError(InputError):
     """The grid file is malformed: unknown key, unknown value, empty product."""
 
-    exit_code = 2
 
-
-class ScenarioError(TaskFactoryError):
+class ScenarioError(InputError):
     """A scenario file does not describe a usable scenario."""
 
-    exit_code = 2
+
+class CorpusError(InputError):
+    """A corpus folder is missing, malformed or unreadable."""
 
 
-class CorpusError(TaskFactoryError):
-    """A corpus folder is missing, incomplete or corrupt."""
+class BenchError(InputError):
+    """A benchmark file is malformed."""
 
 
-class DataError(Exception):
-    """One task's data cannot give a reliable gold answer.
+class DataError(InputError):
+    """Data that cannot give a reliable test result.
 
-    Raised by a family's ``generate`` or ``analyse`` for degenerate data (a
-    constant group, an expected count below 5, a warning that makes the p-value
-    unreliable). The builder catches it, redraws the task on the next attempt of
+    :func:`taskfactory.analyse` raises it for unusable data (a column of text
+    where numbers are needed, a degenerate group, an expected count below 5).
+    Inside a build, a family's ``generate`` or ``analyse`` raises it for a
+    degenerate draw; the builder then redraws the task on the next attempt of
     its own random stream, and after the last attempt records it in
     ``rejected.jsonl``.
     """

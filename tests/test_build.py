@@ -147,7 +147,7 @@ def test_cli_build_then_inspect(corpus):
     by_id = CliRunner().invoke(main, ["inspect", str(out), first["task_id"], "--json"])
     assert json.loads(by_id.output)["gold_p"] == first["gold_p"]
     missing = CliRunner().invoke(main, ["inspect", str(out), "welch_t-000000000000"])
-    assert missing.exit_code == 1 and missing.output == f"error: {out}: holds no task 'welch_t-000000000000'\n"
+    assert missing.exit_code == 2 and missing.output == f"error: {out}: holds no task 'welch_t-000000000000'\n"
 
 
 def test_dask_backend_gives_the_same_bytes(corpus, tmp_path):

@@ -128,4 +128,4 @@ def test_a_broken_script_is_named(corpus):
 
 def test_not_a_corpus(tmp_path):
     code, out = verify(tmp_path)
-    assert code == 1 and out == f"error: {tmp_path}: not a taskfactory corpus (no manifest.json)\n"
+    assert code == 2 and out == f"error: {tmp_path}: not a taskfactory corpus (no manifest.json)\n"

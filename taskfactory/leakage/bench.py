@@ -6,19 +6,13 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import TaskFactoryError
+from ..errors import BenchError
 
 ID_FIELDS = ("id", "task_id", "item_id", "uid", "qid")
 QUESTION_FIELDS = ("question", "prompt", "text", "query", "instruction")
 CONTEXT_FIELDS = ("context", "background")
 DATA_FIELDS = ("data_csv", "csv", "dataset_csv", "data_path", "csv_path", "data_file")
 SUFFIXES = (".parquet", ".jsonl")
-
-
-class BenchError(TaskFactoryError):
-    """A benchmark file is malformed: bad input, exit code 2."""
-
-    exit_code = 2
 
 
 @dataclass(frozen=True)

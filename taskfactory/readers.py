@@ -1,0 +1,182 @@
+"""Reading the files a user hands in: bounded, UTF-8, strict YAML and JSON.
+
+Every grid, scenario file, manifest and benchmark goes through here, so that a
+file that is too large, binary, not UTF-8 or nested without end is refused with
+one line naming it, before anything is parsed.
+
+YAML is read as YAML 1.2's core schema reads it, not as YAML 1.1: ``yes``,
+``no``, ``on`` and ``off`` are strings (only ``true`` and ``false`` are
+booleans), ``1:30`` is a string (not 90), ``010`` is ten, ``1e-300`` is a
+number, dates are strings. A key given twice and an alias (``*name``) are
+refused, as is nesting deeper than :data:`MAX_DEPTH`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import yaml
+
+MAX_TEXT_BYTES = 1 << 20     # grids and scenario files
+MAX_DEPTH = 32
+
+
+def _describe(nbytes: int) -> str:
+    return f"{nbytes / (1 << 20):.1f} MB" if nbytes >= 1 << 20 else f"{nbytes} bytes"
+
+
+def read_text(path, error, what: str = "file", limit: int = MAX_TEXT_BYTES) -> str:
+    """The UTF-8 text of ``path``; ``error`` (an exception class) when it is
+    missing, larger than ``limit`` bytes, binary or not UTF-8."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if not path.is_file():
+            raise error(f"{path}: not a {what} (a folder or special file)")
+        if size > limit:
+            raise error(f"{path}: the {what} is {_describe(size)}, more than the {_describe(limit)} allowed")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    return decode(data, str(path), error, what)
+
+
+def decode(data: bytes, where: str, error, what: str = "file") -> str:
+    """``data`` as UTF-8 text without NUL characters, else ``error``."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise error(f"{where}: the {what} holds a NUL byte at offset {nul}; it is not a text file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{where}: the {what} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+                    f"{exc.start})") from None
+
+
+# --- YAML -------------------------------------------------------------------------
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 core scalars, no aliases, no duplicate keys."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise _Refused(f"line {mark.line + 1}: aliases (*name) are not allowed")
+        depth = getattr(self, "_depth", 0)
+        if depth >= MAX_DEPTH:
+            mark = self.peek_event().start_mark
+            raise _Refused(f"line {mark.line + 1}: nested more than {MAX_DEPTH} levels deep")
+        self._depth = depth + 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth = depth
+
+    def construct_mapping(self, node, deep=False):
+        seen = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                hash(key)
+            except TypeError:
+                raise _Refused(f"line {key_node.start_mark.line + 1}: a mapping key must be a plain value") from None
+            if key in seen:
+                raise _Refused(f"line {key_node.start_mark.line + 1}: key '{key}' is given twice (first on line "
+                               f"{seen[key]})")
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
+class _Refused(Exception):
+    pass
+
+
+_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_INT = re.compile(r"^[-+]?[0-9][0-9_]*$")
+_FLOAT = re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?"
+                    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+_REPLACED = {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+             "tag:yaml.org,2002:timestamp"}
+
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in _REPLACED]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL, list("tTfF"))
+_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
+_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+.0123456789"))
+
+
+def _construct_bool(loader, node):
+    return loader.construct_scalar(node).lower() == "true"
+
+
+def _construct_int(loader, node):
+    return int(loader.construct_scalar(node).replace("_", ""), 10)
+
+
+def _construct_float(loader, node):
+    text = loader.construct_scalar(node).replace("_", "").lower()
+    if text.endswith(("inf", "nan")):
+        sign = -1.0 if text.startswith("-") else 1.0
+        return sign * math.inf if text.endswith("inf") else math.nan
+    return float(text)
+
+
+def _construct_timestamp(loader, node):
+    return loader.construct_scalar(node)
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+
+
+def parse_yaml(text: str, where: str, error):
+    """The data of a YAML document, read strictly (see the module docstring)."""
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except _Refused as exc:
+        raise error(f"{where}: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise error(f"{where}: not valid YAML ({' '.join(str(exc).split())})") from None
+    except RecursionError:
+        raise error(f"{where}: nested more than {MAX_DEPTH} levels deep") from None
+
+
+def load_yaml(path, error, what: str = "file"):
+    """Read and parse a YAML file of at most :data:`MAX_TEXT_BYTES`."""
+    return parse_yaml(read_text(path, error, what), str(path), error)
+
+
+# --- JSON -------------------------------------------------------------------------
+
+def _depth(obj, limit: int) -> bool:
+    """True when ``obj`` nests at most ``limit`` levels of lists and dicts."""
+    stack = [(obj, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > limit:
+                return False
+            stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return True
+
+
+def parse_json(text: str, where: str, error, max_depth: int = MAX_DEPTH):
+    """The data of a JSON text; ``error`` when it is not JSON or nests too deep."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise error(f"{where}: nested more than {max_depth} levels deep") from None
+    if not _depth(data, max_depth):
+        raise error(f"{where}: nested more than {max_depth} levels deep")
+    return data
