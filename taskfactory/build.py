@@ -1,17 +1,10 @@
 """Building a corpus: shards in parallel, resumable, byte-identical.
 
-Layout of a finished corpus::
-
-    OUT/README.md                         dataset card
-    OUT/manifest.json                     version, grid, counts, shards + sha256
-    OUT/data/train-00000-of-00003.parquet
-    OUT/data/test-00000-of-00001.parquet  when the grid has a split
-    OUT/rejected.jsonl                    tasks no attempt could make
-
-While a build runs, ``OUT/.build/`` holds its state: the plan, each shard as it
-is written (renamed into ``data/`` only once complete) and each shard's
-rejects. A killed build resumes with ``resume=True`` and ends byte-identical
-to an uninterrupted one.
+The folder layout is :mod:`taskfactory.corpus`'s. A build takes an exclusive
+lock on its output folder, records its plan in ``OUT/.build/plan.json``, writes
+each shard there and renames it into ``data/`` only once complete. A killed
+build resumes with ``resume=True`` and ends byte-identical to an uninterrupted
+one; its worker processes stop when the main process dies.
 """
 
 from __future__ import annotations
@@ -20,6 +13,7 @@ import importlib
 import json
 import os
 import shutil
+import threading
 import time
 from collections import Counter
 from contextlib import ExitStack, contextmanager
@@ -27,16 +21,17 @@ from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
+from . import corpus
 from ._version import __version__
-from .card import render_card
-from .errors import TaskFactoryError
+from .corpus import DATA, MANIFEST, REJECTED, STATE, atomic_write_text
+from .errors import InputError, TaskFactoryError
 from .grid import Coord, Grid, load_grid
 from .plan import Plan, plan
-from .shards import atomic_write_text, read_columns, sha256_file, write_shard
+from .shards import ShardWriter
 from .task import Dataset, data_key, record, reject_entry, release
 
-STATE = ".build"
 BACKENDS = ("loky", "threading", "dask", "ray")
+WATCH_SECONDS = 0.5
 
 
 @dataclass
@@ -55,33 +50,60 @@ class BuildSummary:
     def tasks_per_second(self) -> float:
         return self.tasks / self.seconds if self.seconds > 0 else float("inf")
 
+    def __repr__(self) -> str:
+        return (f"BuildSummary(out={str(self.out)!r}, tasks={self.tasks}, rejected={self.rejected}, "
+                f"shards={self.shards}, skipped_shards={self.skipped_shards}, seconds={self.seconds:.1f})")
+
 
 def _provenance(g: Grid) -> dict:
     return {"grid_name": g.name, "grid_sha256": g.sha256}
 
 
-def build_shard(g: Grid, name: str, coords: list[Coord], out: str) -> tuple[str, int, int]:
+_watching = False
+
+
+def _exit_with_parent(parent_pid: int) -> None:
+    """In a worker process the build started: exit as soon as the build's main
+    process is gone, instead of computing shards nobody will collect. Does
+    nothing in the main process or in a worker another program started (a
+    cluster's)."""
+    global _watching
+    if _watching or os.getpid() == parent_pid or os.getppid() != parent_pid:
+        return
+    _watching = True
+
+    def watch():
+        while os.getppid() == parent_pid:
+            time.sleep(WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="taskfactory-parent-watch", daemon=True).start()
+
+
+def build_shard(g: Grid, name: str, coords: list[Coord], out: str, parent_pid: int | None = None) \
+        -> tuple[str, int, int]:
     """Build one shard: its records go to ``data/NAME``, its rejects beside it
     in the build state. Returns ``(name, rows, rejects)``."""
+    if parent_pid is not None:
+        _exit_with_parent(parent_pid)
     out = Path(out)
     state = out / STATE
-    records, rejects = [], []
+    rejects = []
     last = None
-    for c in coords:
-        key = data_key(g, c)
-        if last is None or last[0] != key:
-            last = (key, release(g, c))
-        ds = last[1]
-        if isinstance(ds, Dataset):
-            records.append(record(g, c, ds))
-        else:
-            rejects.append(reject_entry(g, c, ds))
-    rej_path = state / f"{name}.rejects.jsonl"
-    atomic_write_text(rej_path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in rejects))
     tmp = state / name
-    write_shard(tmp, records, _provenance(g))
-    os.replace(tmp, out / "data" / name)
-    return name, len(records), len(rejects)
+    with ShardWriter(tmp, _provenance(g)) as writer:
+        for c in coords:
+            key = data_key(g, c)
+            if last is None or last[0] != key:
+                last = (key, release(g, c))
+            ds = last[1]
+            if isinstance(ds, Dataset):
+                writer.append(record(g, c, ds))
+            else:
+                rejects.append(reject_entry(g, c, ds))
+    atomic_write_text(state / f"{name}.rejects.jsonl", "".join(json.dumps(r, sort_keys=True) + "\n" for r in rejects))
+    os.replace(tmp, out / DATA / name)
+    return name, writer.rows, len(rejects)
 
 
 def _shard_jobs(g: Grid, p: Plan):
@@ -90,53 +112,56 @@ def _shard_jobs(g: Grid, p: Plan):
         names = p.shard_names(split)
         it = g.tasks(split)
         for name in names:
-            yield split, name, list(islice(it, g.shard_rows))
+            yield split, name, list(islice(it, p.rows_per_shard(split)))
 
 
-def _prepare_out(out: Path, g: Grid, resume: bool, overwrite: bool) -> bool:
-    """Make the output folder ready; True when a finished build is already there."""
-    state = out / STATE
-    plan_file = state / "plan.json"
-    want = {"grid_sha256": g.sha256, "factory_version": __version__}
+def _all_shards(g: Grid, p: Plan) -> list[str]:
+    return [name for split in g.splits() for name in p.shard_names(split)]
+
+
+def _open_out(out: Path) -> None:
+    """Create the output folder; bad paths and unwritable folders are input errors."""
     if out.exists() and not out.is_dir():
-        raise TaskFactoryError(f"output {out} exists and is not a folder")
-    if out.exists() and any(out.iterdir()):
-        is_corpus = (out / "manifest.json").exists() or state.exists()
+        raise InputError(f"output {out} exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create output folder {out}: {exc.strerror or exc}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise InputError(f"output folder {out} is not writable")
+
+
+def _prepare_out(out: Path, g: Grid, p: Plan, resume: bool, overwrite: bool) -> bool:
+    """Make the (locked) output folder ready; True when a finished build of
+    this grid is already there."""
+    want = {"grid_sha256": g.sha256, "factory_version": __version__}
+    if any(out.iterdir()):
         if overwrite:
-            if not is_corpus:
-                raise TaskFactoryError(f"output folder {out} holds files that are not a taskfactory corpus; "
-                                       "refusing to overwrite it")
-            for child in ("data", STATE, "manifest.json", "README.md", "rejected.jsonl"):
-                path = out / child
-                if path.is_dir():
-                    shutil.rmtree(path)
-                elif path.exists():
-                    path.unlink()
+            corpus.clear(out)
         elif resume:
-            if plan_file.exists():
-                saved = json.loads(plan_file.read_text())
-                have = {k: saved.get(k) for k in want}
-            elif (out / "manifest.json").exists():
-                man = json.loads((out / "manifest.json").read_text())
-                have = {"grid_sha256": man.get("grid_sha256"), "factory_version": man.get("factory_version")}
+            if (out / MANIFEST).exists() and not (out / STATE).exists():
+                manifest = corpus.load_manifest(out)
+                have = {k: manifest[k] for k in want}
                 if have == want:
                     return True
+            elif (out / STATE).exists():
+                have = {k: corpus.read_state_plan(out)[k] for k in want}
             else:
-                raise TaskFactoryError(f"output folder {out} holds no build to resume (no {STATE}/plan.json)")
+                raise InputError(f"output folder {out} holds no build to resume (no {STATE}/plan.json)")
             if have != want:
-                raise TaskFactoryError(f"output folder {out} was built from another grid or version "
-                                       f"(grid sha256 {str(have.get('grid_sha256'))[:12]}, version "
-                                       f"{have.get('factory_version')}); use --overwrite to replace it")
+                raise InputError(f"output folder {out} was built from another grid or version "
+                                 f"(grid sha256 {have['grid_sha256'][:12]}, version {have['factory_version']}); "
+                                 "use --overwrite to replace it")
+            corpus.audit(out)
         else:
-            raise TaskFactoryError(f"output folder {out} is not empty; use --resume to continue a build or "
-                                   "--overwrite to replace it")
-    (out / "data").mkdir(parents=True, exist_ok=True)
-    state.mkdir(exist_ok=True)
-    for stale in state.glob("*.parquet"):
-        stale.unlink()
-    for stale in state.glob(".*.partial"):
-        stale.unlink()
-    atomic_write_text(plan_file, json.dumps({**want, "grid": g.normalized()}, sort_keys=True, indent=1) + "\n")
+            raise InputError(f"output folder {out} is not empty; use --resume to continue a build or "
+                             "--overwrite to replace it")
+    shards = _all_shards(g, p)
+    (out / DATA).mkdir(exist_ok=True)
+    (out / STATE).mkdir(exist_ok=True)
+    for name in shards:  # a shard half-written when the build was killed
+        (out / STATE / name).unlink(missing_ok=True)
+    corpus.write_state_plan(out, g.sha256, g.normalized(), shards)
     return False
 
 
@@ -183,23 +208,43 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
     """Build the corpus of ``grid`` (a path or a mapping) into folder ``out``.
 
     ``jobs`` shards are built at once; ``resume`` continues a killed build,
-    skipping finished shards; ``overwrite`` replaces an earlier corpus.
-    The result is the same, byte for byte, for any ``jobs`` and backend.
+    skipping finished shards; ``overwrite`` replaces an earlier corpus (only
+    the files it lists; anything else in the folder stops the build). The
+    result is the same, byte for byte, for any ``jobs`` and backend. Raises
+    :class:`TaskFactoryError` when no task could be made.
     """
-    from joblib import delayed
-
     start = time.perf_counter()
     g = load_grid(grid)
     if jobs < 1:
-        raise TaskFactoryError(f"jobs ({jobs}) must be at least 1")
+        raise InputError(f"jobs ({jobs}) must be at least 1")
     _check_backend(backend)
     p = plan(g)
     out = Path(out)
-    if _prepare_out(out, g, resume, overwrite):
-        manifest = json.loads((out / "manifest.json").read_text())
-        return BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
-                            len(manifest["shards"]), len(manifest["shards"]), time.perf_counter() - start, manifest)
-    done = {path.name for path in (out / "data").glob("*.parquet")} if resume else set()
+    _open_out(out)
+    with corpus.locked(out):
+        if _prepare_out(out, g, p, resume, overwrite):
+            manifest = corpus.load_manifest(out)
+            return BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
+                                len(manifest["shards"]), len(manifest["shards"]), time.perf_counter() - start,
+                                manifest)
+        skipped = _run_shards(out, g, p, jobs, backend, address, progress, resume)
+        manifest = finalize(out, g, p)
+    summary = BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
+                           len(manifest["shards"]), skipped, time.perf_counter() - start, manifest)
+    if summary.tasks == 0:
+        reasons = manifest["counts"]["rejected_reasons"]
+        top = f"; most common reason: {next(iter(reasons))}" if reasons else ""
+        raise TaskFactoryError(f"the build released no tasks: all {summary.rejected} were rejected (see "
+                               f"{out / REJECTED}){top}")
+    return summary
+
+
+def _run_shards(out: Path, g: Grid, p: Plan, jobs: int, backend: str, address: str | None, progress: bool,
+                resume: bool) -> int:
+    """Build every shard not finished yet; returns how many were finished already."""
+    from joblib import delayed
+
+    done = {path.name for path in (out / DATA).glob("*.parquet")} if resume else set()
     done = {n for n in done if (out / STATE / f"{n}.rejects.jsonl").exists()}
     bar = None
     if progress:
@@ -207,19 +252,18 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
 
         bar = tqdm(total=p.total, unit="task", desc=f"building {g.name}", dynamic_ncols=True)
     skipped = 0
-    todo = []
-    for split, name, coords in _shard_jobs(g, p):
+    sizes = {}
+    for _, name, coords in _shard_jobs(g, p):
         if name in done:
             skipped += 1
             if bar:
                 bar.update(len(coords))
-            continue
-        todo.append((name, len(coords)))
-    sizes = dict(todo)
-    if todo:
-        wanted = set(sizes)
-        calls = (delayed(build_shard)(g, name, coords, str(out))
-                 for _, name, coords in _shard_jobs(g, p) if name in wanted)
+        else:
+            sizes[name] = len(coords)
+    if sizes:
+        parent = os.getpid()
+        calls = (delayed(build_shard)(g, name, coords, str(out), parent)
+                 for _, name, coords in _shard_jobs(g, p) if name in sizes)
         with ExitStack() as stack:
             if jobs > 1 or backend != "loky":
                 results = stack.enter_context(_backend(jobs, backend, address))(calls)
@@ -230,82 +274,45 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
                     bar.update(sizes[name])
     if bar:
         bar.close()
-    manifest = finalize(out, g, p)
-    return BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"], len(manifest["shards"]),
-                        skipped, time.perf_counter() - start, manifest)
+    return skipped
 
 
-def count_shards(out: Path, names_by_split: dict) -> tuple[dict, list]:
-    """Counts over the shards ``data/NAME`` (read column by column) and their
-    manifest entries."""
-    shards = []
-    counts = {"tasks": 0, "datasets": 0, "traps": 0, "by_split": Counter(), "by_method": Counter(),
-              "by_effect": Counter(), "by_prompt_style": Counter(), "by_perturbation": Counter(),
-              "traps_by_method": Counter(), "naive_by_method": Counter(), "traps_by_perturbation": Counter()}
-    last_data = None
-    for split, names in names_by_split.items():
-        for name in names:
-            path = out / "data" / name
-            t = read_columns(path, ["data_id", "method", "effect", "prompt_style", "perturbation", "trap",
-                                    "naive_method"]).to_pydict()
-            rows = len(t["data_id"])
-            for i in range(rows):
-                if t["data_id"][i] != last_data:
-                    counts["datasets"] += 1
-                    last_data = t["data_id"][i]
-                m = t["method"][i]
-                counts["by_method"][m] += 1
-                counts["by_effect"][t["effect"][i]] += 1
-                counts["by_prompt_style"][t["prompt_style"][i]] += 1
-                counts["by_perturbation"][t["perturbation"][i]] += 1
-                if t["naive_method"][i] is not None:
-                    counts["naive_by_method"][m] += 1
-                if t["trap"][i]:
-                    counts["traps"] += 1
-                    counts["traps_by_method"][m] += 1
-                    counts["traps_by_perturbation"][t["perturbation"][i]] += 1
-            counts["tasks"] += rows
-            counts["by_split"][split] += rows
-            shards.append({"split": split, "path": f"data/{name}", "rows": rows, "bytes": path.stat().st_size,
-                           "sha256": sha256_file(path)})
-    return counts, shards
-
-
-def write_manifest(out: Path, manifest: dict) -> None:
-    """Write the dataset card, then ``manifest.json`` (last: its presence means done)."""
-    manifest["counts"] = {k: (dict(sorted(v.items())) if isinstance(v, Counter) else v)
-                          for k, v in manifest["counts"].items()}
-    atomic_write_text(out / "README.md", render_card(manifest))
-    atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=1, sort_keys=False) + "\n")
+def _reason(line: str) -> str:
+    """A reject's reason without its attempt number."""
+    return line.split(": ", 1)[1] if line.startswith("attempt ") else line
 
 
 def finalize(out: Path, g: Grid, p: Plan) -> dict:
     """Merge rejects, count the shards, write manifest and card, drop the state."""
     state = out / STATE
     names = {split: p.shard_names(split) for split in g.splits()}
-    rejects, by_method = [], Counter()
+    rejects, by_method, reasons = [], Counter(), Counter()
     for split in g.splits():
         for name in names[split]:
             rej_path = state / f"{name}.rejects.jsonl"
-            if not (out / "data" / name).exists() or not rej_path.exists():
+            if not (out / DATA / name).exists() or not rej_path.exists():
                 raise TaskFactoryError(f"shard {name} is missing; run the build again with --resume")
-            for line in rej_path.read_text().splitlines():
+            for line in rej_path.read_text(encoding="utf-8").splitlines():
                 rejects.append(line)
-                by_method[json.loads(line)["method"]] += 1
-    counts, shards = count_shards(out, names)
+                entry = json.loads(line)
+                by_method[entry["method"]] += 1
+                reasons[_reason(entry["reasons"][-1])] += 1
+    corpus.write_state_plan(out, g.sha256, g.normalized(), _all_shards(g, p), finalizing=True)
+    counts, shards = corpus.count_shards(out, names)
     counts["rejected"] = len(rejects)
     counts["rejected_by_method"] = by_method
-    atomic_write_text(out / "rejected.jsonl", "".join(line + "\n" for line in rejects))
+    counts["rejected_reasons"] = dict(reasons.most_common(10))
+    atomic_write_text(out / REJECTED, "".join(line + "\n" for line in rejects))
     manifest = {
-        "format": "taskfactory-corpus/1",
+        "format": corpus.FORMAT,
         "factory_version": __version__,
         "name": g.name,
         "grid_sha256": g.sha256,
         "grid": g.normalized(),
         "counts": counts,
         "shards": shards,
-        "rejected": {"path": "rejected.jsonl", "rows": len(rejects), "sha256": sha256_file(out / "rejected.jsonl")},
+        "files": [corpus.file_entry(out, REJECTED, rows=len(rejects))],
     }
-    write_manifest(out, manifest)
+    corpus.write_manifest(out, manifest)
     shutil.rmtree(state)
     return manifest

@@ -1,49 +1,220 @@
-"""Reading a built corpus."""
+"""A corpus folder: its layout, its manifest, and reading it safely.
+
+Layout of a finished corpus::
+
+    OUT/manifest.json                     format, version, grid, counts, every file + sha256
+    OUT/README.md                         dataset card
+    OUT/data/train-00000-of-00003.parquet
+    OUT/data/test-00000-of-00001.parquet  when the grid has a split
+    OUT/rejected.jsonl                    tasks no attempt could make
+    OUT/leakage_report.json               only in a corpus written by ``leakage --drop-out``
+
+While a build runs, ``OUT/.build/`` holds its state: ``plan.json`` (the grid and
+the names of the shards it will write), each shard as it is written and each
+shard's rejects.
+
+Everything read from a corpus is validated before use: the manifest's
+structure, every shard path it names (only ``data/<split>-NNNNN-of-NNNNN.parquet``)
+and every task id (only ``<method>-<12 hex digits>``), so that a hostile corpus
+cannot steer a reader to files outside its folder. A folder is replaced
+(``build --overwrite``) only when it is provably a corpus, and then only the
+files the corpus lists, unchanged since it wrote them, are deleted.
+"""
 
 from __future__ import annotations
 
+import errno
+import fcntl
+import hashlib
 import json
+import os
+import re
+from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 import pyarrow.compute as pc
 
-from .errors import CorpusError
-from .shards import open_shard
+from ._version import __version__
+from .errors import CorpusError, InputError
+from .readers import parse_json, read_text
+
+FORMAT = "taskfactory-corpus/2"
+MANIFEST = "manifest.json"
+CARD = "README.md"
+REJECTED = "rejected.jsonl"
+LEAKAGE_REPORT = "leakage_report.json"
+DATA = "data"
+STATE = ".build"
+STATE_PLAN = "plan.json"
+MAX_MANIFEST_BYTES = 64 << 20
+
+TASK_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}-[0-9a-f]{12}$")
+SHARD_PATH = re.compile(r"^data/(train|test)-(\d{5})-of-(\d{5})\.parquet$")
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
+SPLITS = ("train", "test")
+
+
+def is_task_id(value) -> bool:
+    """True for a string of the form ``<method>-<12 hex digits>``."""
+    return isinstance(value, str) and TASK_ID.fullmatch(value) is not None
+
+
+def shown(value, width: int = 60) -> str:
+    """A value read from a file, quoted and shortened for an error message."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def shard_name(split: str, index: int, count: int) -> str:
+    return f"{split}-{index:05d}-of-{count:05d}.parquet"
+
+
+def sha256_file(path: Path) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``path`` under a temporary name, then rename it into place."""
+    tmp = path.with_name(f".{path.name}.partial")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# --- the manifest ------------------------------------------------------------------
+
+def _require(ok: bool, where: str, what: str) -> None:
+    if not ok:
+        raise CorpusError(f"{where}: {what}")
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_file_entry(entry, where: str, path_rule) -> None:
+    _require(isinstance(entry, dict), where, "must be a mapping")
+    _require(path_rule(entry.get("path")), where, f"path {shown(entry.get('path'))} is not a file of a corpus")
+    _require(isinstance(entry.get("sha256"), str) and SHA256.fullmatch(entry["sha256"]) is not None, where,
+             f"sha256 {shown(entry.get('sha256'))} is not 64 hex digits")
+    for key in ("rows", "bytes"):
+        if key in entry:
+            _require(_is_count(entry[key]), where, f"{key} {shown(entry[key])} is not a count")
+
+
+def check_manifest(manifest, where: str) -> dict:
+    """``manifest`` if it has the structure this version writes, else CorpusError."""
+    _require(isinstance(manifest, dict), where, f"must be a JSON object, not {type(manifest).__name__}")
+    fmt = manifest.get("format")
+    _require(fmt == FORMAT, where, f"format {shown(fmt)} is not {FORMAT!r}; this taskfactory reads only corpora "
+                                   "it can vouch for")
+    for key, kind in (("factory_version", str), ("name", str), ("grid_sha256", str), ("grid", dict),
+                      ("counts", dict), ("shards", list), ("files", list)):
+        _require(isinstance(manifest.get(key), kind), where, f"'{key}' must be a {kind.__name__} "
+                                                             f"(got {type(manifest.get(key)).__name__})")
+    seen = set()
+    for i, entry in enumerate(manifest["shards"]):
+        _check_file_entry(entry, f"{where}: shards[{i}]", lambda p: isinstance(p, str) and SHARD_PATH.fullmatch(p))
+        _require(entry.get("split") in SPLITS and entry["path"].startswith(f"data/{entry['split']}-"),
+                 f"{where}: shards[{i}]", f"split {shown(entry.get('split'))} does not match its path")
+        _require("rows" in entry and "bytes" in entry, f"{where}: shards[{i}]", "needs 'rows' and 'bytes'")
+        _require(entry["path"] not in seen, f"{where}: shards[{i}]", f"path {entry['path']} is listed twice")
+        seen.add(entry["path"])
+    for i, entry in enumerate(manifest["files"]):
+        _check_file_entry(entry, f"{where}: files[{i}]", lambda p: p in (CARD, REJECTED, LEAKAGE_REPORT))
+    return manifest
 
 
 def load_manifest(corpus) -> dict:
-    path = Path(corpus) / "manifest.json"
+    """The validated manifest of the corpus in folder ``corpus``."""
+    path = Path(corpus) / MANIFEST
     if not path.is_file():
-        raise CorpusError(f"{corpus}: not a taskfactory corpus (no manifest.json)")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise CorpusError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        raise CorpusError(f"{corpus}: not a taskfactory corpus (no {MANIFEST})")
+    text = read_text(path, CorpusError, "manifest", limit=MAX_MANIFEST_BYTES)
+    return check_manifest(parse_json(text, str(path), CorpusError), str(path))
 
 
-def shard_paths(corpus) -> list[Path]:
-    manifest = load_manifest(corpus)
+def listed_file(manifest: dict, name: str) -> dict | None:
+    """The manifest's entry of the file ``name`` (card, rejects, leakage report)."""
+    return next((e for e in manifest["files"] if e["path"] == name), None)
+
+
+def shard_paths(corpus, manifest: dict | None = None) -> list[Path]:
+    manifest = manifest or load_manifest(corpus)
     return [Path(corpus) / s["path"] for s in manifest["shards"]]
 
 
+# --- reading tasks -----------------------------------------------------------------
+
+def open_shard(path: Path):
+    """Open a shard, reporting a corrupt or truncated file as a CorpusError."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise CorpusError(f"{path}: not a readable Parquet shard ({' '.join(str(exc).split())})") from None
+
+
+def read_row_group(pf, path: Path, index: int, columns: list[str] | None):
+    """One row group of a shard; a missing column or damaged page is a CorpusError."""
+    import pyarrow as pa
+
+    if columns is not None:
+        have = set(pf.schema_arrow.names)
+        lacking = [c for c in columns if c not in have]
+        if lacking:
+            raise CorpusError(f"{path}: the shard has no column '{lacking[0]}'")
+    try:
+        return pf.read_row_group(index, columns=columns)
+    except (OSError, pa.ArrowException) as exc:
+        raise CorpusError(f"{path}: row group {index} cannot be read ({' '.join(str(exc).split())})") from None
+
+
+def read_columns(path: Path, columns: list[str]):
+    """Whole columns of one shard."""
+    import pyarrow as pa
+
+    pf = open_shard(path)
+    return pa.concat_tables([read_row_group(pf, path, i, columns) for i in range(pf.num_row_groups)]) \
+        if pf.num_row_groups else pf.schema_arrow.empty_table().select(columns)
+
+
+def _checked_ids(table, path: Path, first_row: int) -> None:
+    for i, value in enumerate(table.column("task_id").to_pylist()):
+        if not is_task_id(value):
+            raise CorpusError(f"{path}: row {first_row + i} has task_id {shown(value)}, not a taskfactory task id")
+
+
 def iter_records(corpus, columns: list[str] | None = None, method: str | None = None) -> Iterator[dict]:
-    """Every task of a corpus as a dict, shard by shard, row group by row group."""
+    """Every task of a corpus as a dict, shard by shard, row group by row group;
+    every task id is checked against the id pattern."""
+    read = None if columns is None else list(dict.fromkeys(["task_id", *columns]))
     for path in shard_paths(corpus):
         pf = open_shard(path)
+        row = 0
         for i in range(pf.num_row_groups):
-            table = pf.read_row_group(i, columns=columns)
+            table = read_row_group(pf, path, i, read)
+            _checked_ids(table, path, row)
+            row += table.num_rows
             if method is not None:
                 table = table.filter(pc.equal(table["method"], method))
+            if columns is not None and "task_id" not in columns:
+                table = table.drop_columns(["task_id"])
             yield from table.to_pylist()
 
 
 def find_task(corpus, task_id: str | None = None, method: str | None = None) -> dict:
     """One task: by id, else the first of ``method``, else the first of the corpus."""
+    if task_id is not None and not is_task_id(task_id):
+        raise InputError(f"{shown(task_id)} is not a task id (<method>-<12 hex digits>)")
     for path in shard_paths(corpus):
         pf = open_shard(path)
         for i in range(pf.num_row_groups):
-            ids = pf.read_row_group(i, columns=["task_id", "method"])
+            ids = read_row_group(pf, path, i, ["task_id", "method"])
             mask = None
             if task_id is not None:
                 mask = pc.equal(ids["task_id"], task_id)
@@ -55,6 +226,204 @@ def find_task(corpus, task_id: str | None = None, method: str | None = None) -> 
                 idx = pc.indices_nonzero(mask)
                 hit = idx[0].as_py() if len(idx) else None
             if hit is not None:
-                return pf.read_row_group(i).slice(hit, 1).to_pylist()[0]
+                task = read_row_group(pf, path, i, None).slice(hit, 1).to_pylist()[0]
+                if not is_task_id(task.get("task_id")):
+                    raise CorpusError(f"{path}: a row has task_id {shown(task.get('task_id'))}, not a taskfactory "
+                                      "task id")
+                return task
     what = f"task '{task_id}'" if task_id else f"a task of method '{method}'" if method else "any task"
-    raise CorpusError(f"{corpus}: holds no {what}")
+    raise InputError(f"{corpus}: holds no {what}")
+
+
+# --- writing the manifest ----------------------------------------------------------
+
+COUNTED = ["data_id", "method", "effect", "prompt_style", "perturbation", "trap", "naive_method"]
+
+
+def count_shards(out: Path, names_by_split: dict) -> tuple[dict, list]:
+    """Counts over the shards ``data/NAME`` (read column by column) and their
+    manifest entries."""
+    shards = []
+    counts = {"tasks": 0, "datasets": 0, "traps": 0, "by_split": Counter(), "by_method": Counter(),
+              "by_effect": Counter(), "by_prompt_style": Counter(), "by_perturbation": Counter(),
+              "traps_by_method": Counter(), "naive_by_method": Counter(), "traps_by_perturbation": Counter()}
+    last_data = None
+    for split, names in names_by_split.items():
+        for name in names:
+            path = out / DATA / name
+            t = read_columns(path, COUNTED).to_pydict()
+            rows = len(t["data_id"])
+            for i in range(rows):
+                if t["data_id"][i] != last_data:
+                    counts["datasets"] += 1
+                    last_data = t["data_id"][i]
+                m = t["method"][i]
+                counts["by_method"][m] += 1
+                counts["by_effect"][t["effect"][i]] += 1
+                counts["by_prompt_style"][t["prompt_style"][i]] += 1
+                counts["by_perturbation"][t["perturbation"][i]] += 1
+                if t["naive_method"][i] is not None:
+                    counts["naive_by_method"][m] += 1
+                if t["trap"][i]:
+                    counts["traps"] += 1
+                    counts["traps_by_method"][m] += 1
+                    counts["traps_by_perturbation"][t["perturbation"][i]] += 1
+            counts["tasks"] += rows
+            counts["by_split"][split] += rows
+            shards.append({"split": split, "path": f"{DATA}/{name}", "rows": rows, "bytes": path.stat().st_size,
+                           "sha256": sha256_file(path)})
+    return counts, shards
+
+
+def file_entry(out: Path, name: str, **extra) -> dict:
+    path = out / name
+    return {"path": name, **extra, "bytes": path.stat().st_size, "sha256": sha256_file(path)}
+
+
+def write_manifest(out: Path, manifest: dict) -> None:
+    """Write the dataset card, then ``manifest.json`` (last: its presence means
+    the corpus is complete). The manifest lists the card with its sha256."""
+    from .card import render_card
+
+    manifest["format"] = FORMAT
+    manifest["counts"] = {k: (dict(sorted(v.items())) if isinstance(v, Counter) else v)
+                          for k, v in manifest["counts"].items()}
+    files = [e for e in manifest.get("files", []) if e["path"] != CARD]
+    manifest["files"] = files
+    atomic_write_text(out / CARD, render_card(manifest))
+    manifest["files"] = [file_entry(out, CARD), *files]
+    atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=1, sort_keys=False) + "\n")
+
+
+# --- the build state ---------------------------------------------------------------
+
+def write_state_plan(out: Path, grid_sha256: str, grid: dict, shards: list[str], finalizing: bool = False) -> None:
+    """Record an unfinished build: its grid and the shards it will write;
+    ``finalizing`` once it starts writing the card and the rejects."""
+    state = out / STATE
+    state.mkdir(exist_ok=True)
+    plan = {"format": FORMAT, "factory_version": __version__, "grid_sha256": grid_sha256, "grid": grid,
+            "shards": shards, "finalizing": finalizing}
+    atomic_write_text(state / STATE_PLAN, json.dumps(plan, sort_keys=True, indent=1) + "\n")
+
+
+def read_state_plan(out: Path) -> dict:
+    """The plan of the unfinished build in ``out``, validated."""
+    path = out / STATE / STATE_PLAN
+    plan = parse_json(read_text(path, CorpusError, "build plan", limit=MAX_MANIFEST_BYTES), str(path), CorpusError)
+    where = str(path)
+    _require(isinstance(plan, dict) and plan.get("format") == FORMAT, where,
+             f"is not the plan of a build of this taskfactory (format {FORMAT!r})")
+    _require(isinstance(plan.get("shards"), list) and all(isinstance(s, str) and SHARD_PATH.fullmatch(f"data/{s}")
+                                                         for s in plan["shards"]),
+             where, "'shards' must list shard file names")
+    for key in ("grid_sha256", "factory_version"):
+        _require(isinstance(plan.get(key), str), where, f"'{key}' must be a string")
+    return plan
+
+
+def state_files(shards: list[str]) -> set[str]:
+    """The names a build writes in its state folder for ``shards``."""
+    names = {STATE_PLAN, f".{STATE_PLAN}.partial"}
+    for name in shards:
+        names |= {name, f"{name}.rejects.jsonl", f".{name}.rejects.jsonl.partial"}
+    return names
+
+
+# --- replacing a corpus ------------------------------------------------------------
+
+def _owned(out: Path) -> tuple[dict[str, str | None], str]:
+    """The files of the corpus in ``out`` (relative path -> sha256 to match,
+    or None where any content is the build's own), and what the folder is."""
+    owned: dict[str, str | None] = {}
+    kind = None
+    if (out / MANIFEST).exists():
+        try:
+            manifest = load_manifest(out)
+        except CorpusError as exc:
+            reason = str(exc).split(": ", 1)[1]
+            raise InputError(f"output folder {out} holds a {MANIFEST} that is not a taskfactory corpus's "
+                             f"({reason}); refusing to touch it") from None
+        owned[MANIFEST] = None
+        owned[f".{MANIFEST}.partial"] = None
+        for entry in manifest["shards"] + manifest["files"]:
+            owned[entry["path"]] = entry["sha256"]
+        kind = "corpus"
+    if (out / STATE).exists():
+        try:
+            plan = read_state_plan(out)
+        except CorpusError as exc:
+            reason = str(exc).split(": ", 1)[1]
+            raise InputError(f"output folder {out} holds a {STATE} folder that is not a taskfactory build's "
+                             f"({reason}); refusing to touch it") from None
+        for name in plan["shards"]:
+            owned.setdefault(f"{DATA}/{name}", None)
+        for name in state_files(plan["shards"]):
+            owned[f"{STATE}/{name}"] = None
+        if plan.get("finalizing"):
+            for name in (CARD, REJECTED):
+                owned.setdefault(name, None)
+                owned[f".{name}.partial"] = None
+        kind = kind or "unfinished build"
+    if kind is None:
+        raise InputError(f"output folder {out} is not a taskfactory corpus (no {MANIFEST} or {STATE}/{STATE_PLAN}); "
+                         "refusing to touch it")
+    return owned, kind
+
+
+def audit(out: Path) -> list[Path]:
+    """The files of the corpus (or unfinished build) in ``out``; InputError,
+    naming the first, when anything else is there or a listed file changed."""
+    owned, kind = _owned(out)
+    found = []
+    for root, dirs, files in os.walk(out):
+        rel_root = Path(root).relative_to(out)
+        for name in sorted(dirs + files):
+            path = Path(root) / name
+            rel = (rel_root / name).as_posix()
+            refuse = None
+            if path.is_symlink():
+                refuse = f"{rel}, a symbolic link the {kind} did not write"
+            elif name in dirs:
+                if rel not in (DATA, STATE):
+                    refuse = f"the folder {rel}, which the {kind} does not list"
+            elif rel not in owned:
+                refuse = f"{rel}, which the {kind} does not list"
+            elif owned[rel] is not None and sha256_file(path) != owned[rel]:
+                refuse = f"{rel}, which differs from the file the {kind} wrote (edited since?)"
+            else:
+                found.append(path)
+            if refuse:
+                raise InputError(f"output folder {out} holds {refuse}; refusing to touch it")
+        dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
+    return found
+
+
+def clear(out: Path) -> int:
+    """Delete the corpus (or unfinished build) in ``out``: only the files it
+    lists, and only when nothing else is there. Returns the files deleted."""
+    found = audit(out)
+    for path in found:
+        path.unlink()
+    for folder in (out / DATA, out / STATE):
+        if folder.is_dir():
+            folder.rmdir()
+    return len(found)
+
+
+@contextmanager
+def locked(out: Path):
+    """Hold an exclusive lock on folder ``out`` (released when the process ends,
+    however it ends); a second build of the same folder is refused."""
+    fd = os.open(out, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise InputError(f"output folder {out} is being written by another taskfactory build; wait for it "
+                                 "to finish") from None
+            raise
+        yield
+    finally:
+        os.close(fd)

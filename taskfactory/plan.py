@@ -1,13 +1,27 @@
-"""Planning: what a grid will build, counted without building it."""
+"""Planning: what a grid will build, counted without building it.
+
+Planning also probes each scenario of the grid once (per scenario folder):
+a scenario whose plausible ranges clip more than
+:data:`~taskfactory.scenarios.SCENARIO_CLIPPED_SHARE` of a column's generated values
+is refused, since its released data would pile up at the range's ends.
+"""
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+import numpy as np
+
+from .effects import EffectLevel
+from .errors import DataError, ScenarioError
 from .grid import Grid, load_grid
 from .registry import get_family
+from .scenarios import SCENARIO_CLIPPED_SHARE, get_scenario, scenario_root
+from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS
 
 # Seconds per dataset: a fixed cost (drawing, CSV text, prompts, script) plus a
 # per-row cost, scaled by each family's relative ``cost``. Measured with
@@ -16,6 +30,28 @@ SECONDS_PER_DATASET = 0.003
 SECONDS_PER_ROW = 8.0e-6
 SECONDS_PER_RECORD = 0.0004
 STARTUP_SECONDS = 3.0
+
+# Sizes, estimated from n and the number of columns: a released CSV cell takes
+# about CELL_BYTES (digits and comma), the other text of a task (prompt,
+# script, reference code) about TASK_TEXT_BYTES. A shard holds at most
+# SHARD_TEXT_BYTES of text (fewer rows than the grid's shard_rows when tasks
+# are large); a worker holds about DATASET_COPIES copies of its largest
+# dataset (values, CSV, records) beside the row group it buffers, and plan
+# warns when that exceeds WORKER_MEMORY_BYTES. (Measured: a welch_t dataset
+# of 10^6 rows and 5 columns is 28 MB of CSV; building it peaks near 500 MB
+# above the interpreter's 190 MB.)
+CELL_BYTES = 6
+TASK_TEXT_BYTES = 16_000
+SHARD_TEXT_BYTES = 512 << 20
+DATASET_COPIES = 18
+WORKER_MEMORY_BYTES = 1 << 30
+
+# The clipping probe: PROBE_DRAWS datasets of PROBE_N rows at each of
+# PROBE_EFFECTS, clean, from fixed streams of PROBE_SEED.
+PROBE_N = 1000
+PROBE_DRAWS = 3
+PROBE_EFFECTS = ("null", "medium")
+PROBE_SEED = 20260101
 
 
 @dataclass
@@ -28,11 +64,34 @@ class Plan:
     by_split: Counter = field(default_factory=Counter)
     by: dict = field(default_factory=dict)
     work_seconds: float = 0.0
+    task_bytes: Counter = field(default_factory=Counter)   # split -> estimated text of its largest task
+
+    def rows_per_shard(self, split: str) -> int:
+        """The grid's ``shard_rows``, or fewer when the tasks of ``split`` are
+        so large that a shard would hold more than ``SHARD_TEXT_BYTES``."""
+        largest = self.task_bytes.get(split, 0)
+        return max(1, min(self.grid.shard_rows, SHARD_TEXT_BYTES // largest if largest else self.grid.shard_rows))
 
     def shard_counts(self, split: str) -> list[int]:
         """Rows in each shard of ``split``."""
-        total, rows = self.by_split.get(split, 0), self.grid.shard_rows
+        total, rows = self.by_split.get(split, 0), self.rows_per_shard(split)
         return [min(rows, total - i) for i in range(0, total, rows)]
+
+    def worker_bytes(self) -> int:
+        """Estimated peak memory of one build worker: its largest dataset
+        several times over, and the row group it buffers."""
+        largest = max(self.task_bytes.values(), default=0)
+        return DATASET_COPIES * largest + min(ROW_GROUP_BYTES, ROW_GROUP_ROWS * largest)
+
+    def memory_warning(self, jobs: int = 1) -> str | None:
+        """A warning when a build worker would likely need more than
+        ``WORKER_MEMORY_BYTES``, else None."""
+        need = self.worker_bytes()
+        if need <= WORKER_MEMORY_BYTES:
+            return None
+        return (f"warning: the largest datasets need about {_gib(need)} of memory per worker "
+                f"({_gib(need * jobs)} with --jobs {jobs}); more than the {_gib(WORKER_MEMORY_BYTES)} "
+                "budget per worker, so lower n or --jobs if the machine has less")
 
     def shard_names(self, split: str) -> list[str]:
         k = len(self.shard_counts(split))
@@ -46,50 +105,95 @@ class Plan:
 
 
 def plan(grid) -> Plan:
-    """Count a grid's tasks without drawing any data.
+    """Count a grid's tasks without drawing any data (but the clipping probe).
 
-    Counting walks the cells (method, scenario, n, effect, perturbation) and
-    multiplies by seeds and prompt styles unless an ``exclude`` rule names
-    either, so a grid of a million tasks plans in seconds.
+    Counting walks the cells (method, scenario, n, effect, perturbation); the
+    seeds and prompt styles of a cell are counted, not walked, so planning
+    takes as long for 100000 seeds as for one.
     """
     g = load_grid(grid)
+    check_clipping(g)
     p = Plan(grid=g)
     dims = ("method", "scenario", "n", "effect", "perturbation", "seed", "prompt_style")
     p.by = {d: Counter() for d in dims}
-    fine = any(("seed" in r or "prompt_style" in r) for r in g.exclude)
-    per_cell = g.seeds * len(g.prompt_styles)
-    for method, scenario, n, effect, pert in g.cells():
-        if g.excluded(method=method, scenario=scenario, n=n, effect=effect.name, perturbation=pert):
-            continue
-        split = g.split_of(method, scenario)
-        if fine:
-            kept = [(s, st) for s in range(g.seeds) for st in g.prompt_styles
-                    if not g.excluded(method=method, scenario=scenario, n=n, effect=effect.name,
-                                      perturbation=pert, seed=s, prompt_style=st)]
-            count = len(kept)
-            for s, st in kept:
-                p.by["seed"][s] += 1
-                p.by["prompt_style"][st] += 1
-            datasets = len({s for s, _ in kept})
-        else:
-            count, datasets = per_cell, g.seeds
-            for s in range(g.seeds):
-                p.by["seed"][s] += len(g.prompt_styles)
-            for st in g.prompt_styles:
-                p.by["prompt_style"][st] += g.seeds
-        if not count:
-            continue
+    every_seed = 0                  # tasks each seed gets in the cells seen, before the seeds rules drop
+    dropped_cells = Counter()       # CellSeeds.dropped -> number of cells
+    for method, scenario, n, effect, pert, kept in g.counted_cells():
+        count, datasets = kept.tasks, kept.datasets
+        for style, kept_seeds in zip(g.prompt_styles, kept.kept):
+            p.by["prompt_style"][style] += kept_seeds
+        every_seed += sum(d is not None for d in kept.dropped)
+        dropped_cells[kept.dropped] += 1
         p.total += count
         p.datasets += datasets
-        p.by_split[split] += count
+        p.by_split[g.split_of(method, scenario)] += count
         p.by["method"][method] += count
         p.by["scenario"][f"{method}/{scenario}"] += count
         p.by["n"][n] += count
         p.by["effect"][effect.name] += count
         p.by["perturbation"][pert] += count
+        size = estimate_task_bytes(method, scenario, n)
+        split = g.split_of(method, scenario)
+        p.task_bytes[split] = max(p.task_bytes[split], size)
         cost = get_family(method).cost
         p.work_seconds += datasets * cost * (SECONDS_PER_DATASET + SECONDS_PER_ROW * n) + count * SECONDS_PER_RECORD
+    lost = Counter()
+    for dropped, cells in dropped_cells.items():
+        for seeds in dropped:
+            for s in seeds or ():
+                lost[s] += cells
+    p.by["seed"] = Counter({s: every_seed - lost[s] for s in range(g.seeds) if every_seed > lost[s]})
     return p
+
+
+def estimate_task_bytes(method: str, scenario: str, n: int) -> int:
+    """Estimated text of one task of ``method``/``scenario`` at ``n`` rows."""
+    columns = len(get_scenario(method, scenario).columns())
+    return n * (columns * CELL_BYTES + 1) + TASK_TEXT_BYTES
+
+
+def check_clipping(g: Grid) -> None:
+    """Raise :class:`ScenarioError` for the first scenario of ``g`` whose
+    plausible ranges clip too many generated values (see :func:`probe_clipping`)."""
+    root = str(scenario_root())
+    for method in g.methods:
+        for scenario in g.scenarios[method]:
+            probe_clipping(root, method, scenario)
+
+
+@lru_cache(maxsize=None)
+def probe_clipping(root: str, method: str, scenario: str) -> None:
+    """Draw clean datasets of ``PROBE_N`` rows at the null and the medium effect
+    and raise :class:`ScenarioError` when a numeric column's plausible range
+    clips more than ``SCENARIO_CLIPPED_SHARE`` of its values, or when drawing fails.
+    ``root`` (the scenario folder) keys the cache only."""
+    from .task import draw_condition
+
+    family, scen = get_family(method), get_scenario(method, scenario)
+    where = f"{scen.source or f'scenarios/{method}.yaml'}, scenario '{scen.id}'"
+    ranges = scen.ranges()
+    for effect in PROBE_EFFECTS:
+        clipped, rows = Counter(), 0
+        for draw in range(PROBE_DRAWS):
+            rng = np.random.default_rng(np.random.SeedSequence(PROBE_SEED, spawn_key=(draw,)))
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    for cat in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
+                        warnings.simplefilter("ignore", cat)
+                    cond = draw_condition(family, scen, PROBE_N, EffectLevel(effect), "none", 0.05, rng)
+                    frame = family.generate(cond, rng)
+            except (ValueError, TypeError, ArithmeticError, LookupError, DataError, Warning) as exc:
+                raise ScenarioError(f"{where}: drawing a dataset of {PROBE_N} rows at the {effect} effect fails "
+                                    f"({type(exc).__name__}: {' '.join(str(exc).split())})") from None
+            clipped.update(frame.attrs["clipped"])
+            rows += len(frame)
+        for name, (lo, hi) in ranges.items():
+            share = clipped[name] / rows
+            if share > SCENARIO_CLIPPED_SHARE:
+                raise ScenarioError(f"{where}: the plausible range [{lo:g}, {hi:g}] of '{name}' clips "
+                                    f"{100 * share:.3g} % of values drawn at the {effect} effect (at most "
+                                    f"{100 * SCENARIO_CLIPPED_SHARE:g} %); widen the range or move the dgp")
 
 
 def format_plan(p: Plan, jobs: int = 1) -> str:
@@ -107,11 +211,19 @@ def format_plan(p: Plan, jobs: int = 1) -> str:
         lines.append(f"  {dim:<13} {len(counter):>4} values  ({shown})")
     for split in g.splits():
         names = p.shard_names(split)
-        lines.append(f"{split}: {p.by_split.get(split, 0)} tasks in {len(names)} shard(s) of up to {g.shard_rows} rows")
+        lines.append(f"{split}: {p.by_split.get(split, 0)} tasks in {len(names)} shard(s) of up to "
+                     f"{p.rows_per_shard(split)} rows")
     est = p.estimate_seconds(jobs)
     lines.append(f"total: {p.total} tasks ({p.datasets} datasets); estimated build time with --jobs {jobs}: "
                  f"{_duration(est)}")
+    warning = p.memory_warning(jobs)
+    if warning:
+        lines.append(warning)
     return "\n".join(lines)
+
+
+def _gib(nbytes: float) -> str:
+    return f"{nbytes / (1 << 30):.1f} GB"
 
 
 def _duration(seconds: float) -> str:

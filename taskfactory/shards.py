@@ -1,17 +1,15 @@
-"""The Parquet shards of a corpus: one explicit schema, deterministic bytes."""
+"""The Parquet shards of a corpus: one explicit schema, deterministic bytes,
+written in bounded row groups so that memory does not grow with a shard."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ._version import __version__
-from .errors import CorpusError
 
 S, I, F, B = pa.string(), pa.int32(), pa.float64(), pa.bool_()
 
@@ -70,6 +68,10 @@ FIELDS = [
 
 DESCRIPTIONS = {name: desc for name, _, _, desc in FIELDS}
 ROW_GROUP_ROWS = 256
+ROW_GROUP_BYTES = 64 << 20   # text held before a row group is flushed
+DICTIONARY_COLUMNS = ["method", "family", "scenario", "domain", "effect", "prompt_style", "perturbation", "split",
+                      "gold_decision"]
+TEXT_COLUMNS = ("data_csv", "script", "prompt", "reference_r", "reference_py", "context")
 
 
 def schema(provenance: dict | None = None) -> pa.Schema:
@@ -79,39 +81,47 @@ def schema(provenance: dict | None = None) -> pa.Schema:
     return pa.schema(fields, metadata=meta)
 
 
-def write_shard(path: Path, records: list[dict], provenance: dict) -> None:
-    """Write ``records`` to ``path`` (zstd, explicit schema, no timestamps)."""
-    sch = schema(provenance)
-    table = pa.Table.from_pylist(records, schema=sch) if records else sch.empty_table()
-    pq.write_table(table, path, compression="zstd", compression_level=6, row_group_size=ROW_GROUP_ROWS,
-                   write_statistics=True, use_dictionary=["method", "family", "scenario", "domain", "effect",
-                                                          "prompt_style", "perturbation", "split", "gold_decision"])
+class ShardWriter:
+    """Writes records to one shard (zstd, explicit schema, no timestamps),
+    flushing a row group every ``ROW_GROUP_ROWS`` records or once the buffered
+    text reaches ``ROW_GROUP_BYTES``, whichever comes first. The row groups
+    depend only on the records, so the bytes are the same on every run."""
+
+    def __init__(self, path: Path, provenance: dict):
+        self.schema = schema(provenance)
+        self.writer = pq.ParquetWriter(path, self.schema, compression="zstd", compression_level=6,
+                                       write_statistics=True, use_dictionary=DICTIONARY_COLUMNS)
+        self.buffer: list[dict] = []
+        self.buffered_bytes = 0
+        self.rows = 0
+
+    def append(self, record: dict) -> None:
+        self.buffer.append(record)
+        self.rows += 1
+        self.buffered_bytes += sum(len(record[c]) for c in TEXT_COLUMNS if record.get(c))
+        if len(self.buffer) >= ROW_GROUP_ROWS or self.buffered_bytes >= ROW_GROUP_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buffer:
+            self.writer.write_table(pa.Table.from_pylist(self.buffer, schema=self.schema),
+                                    row_group_size=ROW_GROUP_ROWS)
+            self.buffer, self.buffered_bytes = [], 0
+
+    def close(self) -> None:
+        self.flush()
+        self.writer.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def open_shard(path: Path) -> pq.ParquetFile:
-    """Open a shard, reporting a corrupt or truncated file as a CorpusError."""
-    try:
-        return pq.ParquetFile(path)
-    except (OSError, pa.ArrowException) as exc:
-        raise CorpusError(f"{path}: not a readable Parquet shard ({' '.join(str(exc).split())})") from None
-
-
-def read_columns(path: Path, columns: list[str]) -> pa.Table:
-    try:
-        return open_shard(path).read(columns=columns)
-    except (OSError, pa.ArrowException) as exc:
-        raise CorpusError(f"{path}: cannot read columns {columns} ({' '.join(str(exc).split())})") from None
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.partial")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+def write_shard(path: Path, records, provenance: dict) -> int:
+    """Write ``records`` (any iterable) to the shard ``path``; returns the rows written."""
+    with ShardWriter(path, provenance) as writer:
+        for rec in records:
+            writer.append(rec)
+    return writer.rows
