@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -9,7 +10,8 @@ from click.testing import CliRunner
 
 import taskfactory as tf
 from taskfactory.cli import main
-from taskfactory.shards import sha256_file, write_shard
+from taskfactory.corpus import sha256_file
+from taskfactory.shards import write_shard
 
 GRID = {"name": "v", "seed": 8, "methods": ["welch_t", "spearman"], "n": [40], "effects": ["medium"],
         "perturbations": ["none", "missing+extreme"], "shard_rows": 30}
@@ -34,16 +36,16 @@ def verify(corpus, *args):
     return result.exit_code, result.output
 
 
-def rewrite(corpus, shard, edit):
-    """Edit the first record of ``shard`` and re-sign the manifest, as a careless editor would."""
+def rewrite(corpus, shard, edit, rows=None):
+    """Edit the first record of ``shard`` and re-sign the manifest, as a careful forger would."""
     path = corpus / "data" / shard
-    rows = pq.read_table(path).to_pylist()
+    rows = rows or pq.read_table(path).to_pylist()
     edit(rows[0])
     write_shard(path, rows, {"grid_name": "v"})
     manifest = json.loads((corpus / "manifest.json").read_text())
     for entry in manifest["shards"]:
         if entry["path"] == f"data/{shard}":
-            entry["sha256"], entry["bytes"] = sha256_file(path), path.stat().st_size
+            entry["sha256"], entry["bytes"], entry["rows"] = sha256_file(path), path.stat().st_size, len(rows)
     (corpus / "manifest.json").write_text(json.dumps(manifest))
     return rows[0]["task_id"]
 
@@ -53,8 +55,7 @@ def test_a_fresh_build_verifies(pristine):
     assert code == 0, out
     assert out.splitlines()[-3:-1] == [
         "shards: 2 listed, 2 match manifest.json",
-        "tasks: 48 checked; data_csv matches data_sha256 in 48, the script reproduces it in 48, the gold is "
-        "recomputed in 48",
+        "tasks: 48 checked; every field re-derived in 48, the script reproduces the CSV in 48",
     ]
     assert out.splitlines()[-1].startswith("OK: every check passed (")
 
@@ -88,13 +89,80 @@ def test_an_edited_gold_is_named(corpus):
     code, out = verify(corpus)
     assert code == 1
     fails = [line for line in out.splitlines() if line.startswith("FAIL ")]
-    assert len(fails) == 1 and fails[0].startswith(f"FAIL {tid}: gold_p 0.0123 differs from the recomputed ")
+    assert len(fails) == 1 and fails[0].startswith(f"FAIL {tid}: gold_p 0.0123 differs from the re-derived ")
+
+
+EDITS = [
+    ("trap", lambda r: not r["trap"]),
+    ("naive_p", lambda r: 0.5),
+    ("gold_z", lambda r: r["gold_z"] + 0.5),
+    ("gold_df", lambda r: [1.0]),
+    ("gold_method", lambda r: "Two Sample t-test"),
+    ("alpha", lambda r: 0.01),
+    ("n_analyzed", lambda r: r["n_analyzed"] - 1),
+    ("kept_impossible_decision", lambda r: "reject"),
+]
+TEXTS = ["prompt", "reference_py", "reference_r", "data_dictionary", "context"]
+
+
+def test_every_derived_field_is_rederived(corpus):
+    """Each row gets one edit; each edit is named, and nothing else is."""
+    path = corpus / "data" / "train-00000-of-00002.parquet"
+    rows = pq.read_table(path).to_pylist()
+    for row, (name, value) in zip(rows, EDITS):
+        row[name] = value(row)
+    for row, name in zip(rows[len(EDITS):], TEXTS):
+        row[name] = row[name][:10] + "X" + row[name][11:]
+    rewrite(corpus, "train-00000-of-00002.parquet", lambda rec: None, rows=rows)
+    code, out = verify(corpus)
+    assert code == 1
+    fails = [line for line in out.splitlines() if line.startswith("FAIL ")]
+    for row, (name, _) in zip(rows, EDITS):
+        mine = [line for line in fails if line.startswith(f"FAIL {row['task_id']}: ")]
+        assert mine and all(line.startswith(f"FAIL {row['task_id']}: {name} ") for line in mine), (name, mine)
+    for row, name in zip(rows[len(EDITS):], TEXTS):
+        assert [line for line in fails if line.startswith(f"FAIL {row['task_id']}: ")] == [
+            f"FAIL {row['task_id']}: {name} differs from the re-derived one (from character 10)"]
+    assert len(fails) == len(EDITS) + len(TEXTS)
+
+
+def test_a_duplicated_task_id_is_named(corpus):
+    path = corpus / "data" / "train-00000-of-00002.parquet"
+    rows = pq.read_table(path).to_pylist()
+    rows.append(dict(rows[3]))
+    rewrite(corpus, "train-00000-of-00002.parquet", lambda rec: None, rows=rows)
+    code, out = verify(corpus, "--sample", "1")
+    assert code == 1
+    tid = rows[3]["task_id"]
+    assert (f"FAIL {tid}: appears 2 times (data/train-00000-of-00002.parquet row 3, "
+            f"data/train-00000-of-00002.parquet row {len(rows) - 1})") in out.splitlines()
+
+
+def test_a_replaced_script_is_never_run(corpus, tmp_path):
+    marker = tmp_path / "PWNED"
+
+    def edit(rec):
+        rec["script"] = f"open({str(marker)!r}, 'w').write('x')\n" + rec["script"]
+
+    tid = rewrite(corpus, "train-00000-of-00002.parquet", edit)
+    code, out = verify(corpus)
+    assert code == 1 and not marker.exists()
+    assert f"FAIL {tid}: its script is not the one taskfactory emits for this task; it was not run" in out.splitlines()
+
+
+@pytest.mark.parametrize("bad", ["../../../../tmp/x", "/tmp/x", "welch_t-ABC", "welch_t-0123456789ab\n"])
+def test_a_hostile_task_id_is_named_and_never_used_as_a_path(corpus, tmp_path, bad):
+    rewrite(corpus, "train-00000-of-00002.parquet", lambda rec: rec.update(task_id=bad))
+    code, out = verify(corpus, "--sample", "1")
+    assert code == 1
+    assert f"FAIL data/train-00000-of-00002.parquet row 0: task_id {bad!r} is not a taskfactory task id" in out
+    assert not Path("/tmp/x.py").exists() and not Path("/tmp/x.csv").exists()
 
 
 def test_a_truncated_shard_is_reported_not_raised(corpus):
     path = corpus / "data/train-00001-of-00002.parquet"
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-    code, out = verify(corpus)
+    code, out = verify(corpus, "--sample", "1")
     assert code == 1
     assert "FAIL data/train-00001-of-00002.parquet: sha256 " in out and "modified or truncated" in out
     assert "FAIL data/train-00001-of-00002.parquet: cannot be read: not a readable Parquet shard" in out
@@ -106,14 +174,14 @@ def test_a_shard_missing_from_the_manifest_is_named(corpus):
     manifest = json.loads((corpus / "manifest.json").read_text())
     manifest["shards"] = manifest["shards"][:1]
     (corpus / "manifest.json").write_text(json.dumps(manifest))
-    code, out = verify(corpus)
+    code, out = verify(corpus, "--sample", "1")
     assert code == 1
     assert "FAIL data/train-00001-of-00002.parquet: is not listed in manifest.json" in out
 
 
 def test_a_shard_listed_but_gone_is_named(corpus):
     (corpus / "data/train-00000-of-00002.parquet").unlink()
-    code, out = verify(corpus)
+    code, out = verify(corpus, "--sample", "1")
     assert code == 1 and "FAIL data/train-00000-of-00002.parquet: is listed in manifest.json but missing" in out
 
 
@@ -123,7 +191,8 @@ def test_a_broken_script_is_named(corpus):
 
     tid = rewrite(corpus, "train-00000-of-00002.parquet", edit)
     code, out = verify(corpus)
-    assert code == 1 and f"FAIL {tid}: the emitted script failed: RuntimeError: tampered\n" in out
+    assert code == 1 and f"FAIL {tid}: script differs from the re-derived one (from character " in out
+    assert f"FAIL {tid}: its script is not the one taskfactory emits for this task; it was not run\n" in out
 
 
 def test_not_a_corpus(tmp_path):
