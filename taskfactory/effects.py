@@ -10,6 +10,7 @@ by ``target_z`` (calibrated like borderline, to an expected two-sided z) or by
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -84,12 +85,19 @@ def parse_effect(raw, where: str = "effects") -> EffectLevel:
         return EffectLevel(name, target_z=float(z))
     size = raw["size"]
     if isinstance(size, dict):
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in size.values()):
-            raise GridError(f"key '{where}': effect '{name}' sizes must be numbers")
+        for method, value in size.items():
+            if not _finite(value):
+                raise GridError(f"key '{where}': effect '{name}' size for '{method}' ({value!r}) must be a "
+                                "finite number")
         return EffectLevel(name, size={str(k): float(v) for k, v in size.items()})
-    if not isinstance(size, (int, float)) or isinstance(size, bool):
-        raise GridError(f"key '{where}': effect '{name}' size ({size!r}) must be a number or a mapping method: number")
+    if not _finite(size):
+        raise GridError(f"key '{where}': effect '{name}' size ({size!r}) must be a finite number or a mapping "
+                        "method: number")
     return EffectLevel(name, size=float(size))
+
+
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def target_p(z: float) -> float:

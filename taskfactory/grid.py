@@ -4,7 +4,8 @@ A grid names methods x scenarios x sample sizes x effect levels x perturbations
 x seeds x prompt styles; its product, less the ``exclude`` rules, is the set of
 tasks. :func:`load_grid` validates a grid file (or a mapping) and reports the
 first problem as one :class:`GridError` line naming the key and the allowed
-values.
+values. The file is read strictly (see :mod:`taskfactory.readers`); a grid of
+more than ``max_tasks`` tasks is refused before anything is built.
 """
 
 from __future__ import annotations
@@ -16,21 +17,52 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
-import yaml
-
 from . import perturb
 from .effects import EffectLevel, parse_effect
 from .errors import GridError, TaskFactoryError
 from .prompts import STYLES
+from .readers import load_yaml
 from .registry import family_names, get_family
 from .scenarios import load_scenarios
 
 KEYS = ("name", "seed", "alpha", "methods", "scenarios", "n", "effects", "prompt_styles", "perturbations",
-        "seeds", "exclude", "split", "shard_rows")
+        "seeds", "exclude", "split", "shard_rows", "max_tasks")
 REQUIRED = ("seed", "methods", "n")
 EXCLUDE_KEYS = ("method", "scenario", "n", "effect", "perturbation", "seed", "prompt_style")
+CELL_KEYS = ("method", "scenario", "n", "effect", "perturbation")
 DEFAULT_EFFECTS = ("null", "borderline", "medium")
 MAX_N = 1_000_000
+MAX_SEEDS = 100_000
+MAX_SAMPLE_SIZES = 1000
+MAX_EFFECTS = 100
+MAX_EXCLUDE_RULES = 1000
+DEFAULT_MAX_TASKS = 100_000_000
+
+
+class CellSeeds(NamedTuple):
+    """Which (seed, prompt style) pairs of one cell the ``exclude`` rules keep.
+
+    ``dropped`` holds, for each prompt style of the grid in order, the seeds
+    the rules drop: a frozenset, or None when they drop every seed; ``kept``
+    the number of seeds kept per style, ``tasks`` their sum and ``datasets``
+    the number of seeds kept under at least one style.
+    """
+
+    dropped: tuple
+    kept: tuple
+    tasks: int
+    datasets: int
+
+    @classmethod
+    def of(cls, seeds: int, dropped: tuple) -> CellSeeds:
+        kept = tuple(0 if d is None else seeds - len(d) for d in dropped)
+        partial = [d for d in dropped if d is not None]
+        datasets = seeds - len(frozenset.intersection(*partial)) if partial else 0
+        return cls(dropped, kept, sum(kept), datasets)
+
+    def keeps(self, seed: int, style_index: int) -> bool:
+        dropped = self.dropped[style_index]
+        return dropped is not None and seed not in dropped
 
 
 class Coord(NamedTuple):
@@ -63,10 +95,14 @@ class Grid:
     split: dict | None = None
     shard_rows: int = 1000
     alpha: float = 0.05
+    max_tasks: int = DEFAULT_MAX_TASKS
     source: str = field(default="<grid>", compare=False)
 
     def normalized(self) -> dict:
-        """The grid as canonical plain data (what its sha256 covers)."""
+        """The grid as canonical plain data (what its sha256 covers); ``max_tasks``
+        appears only when it is not the default, so that setting it to the
+        default keeps the grid's hash."""
+        extra = {"max_tasks": self.max_tasks} if self.max_tasks != DEFAULT_MAX_TASKS else {}
         return {
             "name": self.name, "seed": self.seed, "alpha": self.alpha, "methods": list(self.methods),
             "scenarios": {m: list(s) for m, s in self.scenarios.items()}, "n": list(self.n),
@@ -75,7 +111,7 @@ class Grid:
                         for e in self.effects],
             "prompt_styles": list(self.prompt_styles), "perturbations": list(self.perturbations),
             "seeds": self.seeds, "exclude": [dict(e) for e in self.exclude], "split": self.split,
-            "shard_rows": self.shard_rows,
+            "shard_rows": self.shard_rows, **extra,
         }
 
     @property
@@ -118,21 +154,64 @@ class Grid:
                         for pert in self.perturbations:
                             yield method, scenario, n, effect, pert
 
+    def cell_seeds(self, method: str, scenario: str, n: int, effect: EffectLevel, perturbation: str) -> CellSeeds:
+        """The (seed, prompt style) pairs the ``exclude`` rules keep in one cell.
+
+        A rule applies to the cell when every cell key it names (method,
+        scenario, n, effect, perturbation) matches; it then drops the seeds
+        it lists (every seed when it names none) under the prompt styles it
+        lists (every style when it names none). Counting never walks the seeds.
+        """
+        cell = {"method": method, "scenario": scenario, "n": n, "effect": effect.name, "perturbation": perturbation}
+        applying = tuple(i for i, rule in enumerate(self.exclude)
+                         if all(cell[key] in values for key, values in rule.items() if key in CELL_KEYS))
+        cache = self.__dict__.setdefault("_cell_seeds_cache", {})
+        found = cache.get(applying)
+        if found is None:
+            found = cache[applying] = self._drop(applying)
+        return found
+
+    def _drop(self, applying: tuple) -> CellSeeds:
+        dropped = []
+        for style in self.prompt_styles:
+            seeds = set()
+            for i in applying:
+                rule = self.exclude[i]
+                if style not in rule.get("prompt_style", (style,)):
+                    continue
+                if "seed" not in rule:
+                    seeds = None
+                    break
+                seeds.update(rule["seed"])
+            dropped.append(None if seeds is None else frozenset(seeds))
+        return CellSeeds.of(self.seeds, tuple(dropped))
+
+    def counted_cells(self, split: str | None = None) -> Iterator[tuple]:
+        """``(method, scenario, n, effect, perturbation, CellSeeds)`` of every cell
+        that keeps at least one task, in build order."""
+        for method, scenario, n, effect, pert in self.cells(split):
+            kept = self.cell_seeds(method, scenario, n, effect, pert)
+            if kept.tasks:
+                yield method, scenario, n, effect, pert, kept
+
+    def count(self) -> int:
+        """The number of tasks, counted per cell without walking the seeds."""
+        if not self.exclude:
+            cells = sum(len(s) for s in self.scenarios.values()) * len(self.n) * len(self.effects) \
+                * len(self.perturbations)
+            return cells * self.seeds * len(self.prompt_styles)
+        return sum(kept.tasks for *_, kept in self.counted_cells())
+
     def tasks(self, split: str | None = None) -> Iterator[Coord]:
         """Every task, in build order (prompt style innermost, so the variants
         of one dataset are neighbours)."""
         held = self._held_out()
-        fine = any(("seed" in r or "prompt_style" in r) for r in self.exclude)
-        for method, scenario, n, effect, pert in self.cells(split):
+        for method, scenario, n, effect, pert, kept in self.counted_cells(split):
             sp = "test" if scenario in held.get(method, ()) else "train"
-            if self.excluded(method=method, scenario=scenario, n=n, effect=effect.name, perturbation=pert):
-                continue
             for seed in range(self.seeds):
-                for style in self.prompt_styles:
-                    if fine and self.excluded(method=method, scenario=scenario, n=n, effect=effect.name,
-                                              perturbation=pert, seed=seed, prompt_style=style):
-                        continue
-                    yield Coord(method, scenario, n, effect, pert, seed, style, sp)
+                for i, style in enumerate(self.prompt_styles):
+                    if kept.keeps(seed, i):
+                        yield Coord(method, scenario, n, effect, pert, seed, style, sp)
 
 
 def held_out_scenarios(grid: Grid) -> dict:
@@ -186,13 +265,8 @@ def load_grid(grid, source: str | None = None) -> Grid:
         return grid
     if isinstance(grid, (str, Path)):
         path = Path(grid)
-        source = source or str(grid)
-        if not path.is_file():
-            raise GridError(f"{source}: no such grid file")
-        try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise GridError(f"{source}: not valid YAML ({' '.join(str(exc).split())})") from None
+        source = source or str(path)
+        raw = load_yaml(path, GridError, "grid file")
         default_name = path.stem
     else:
         raw, default_name = grid, "grid"
@@ -245,6 +319,8 @@ def load_grid(grid, source: str | None = None) -> Grid:
     ns = [ns] if _is_int(ns) else ns
     if not isinstance(ns, list) or not ns:
         _err(source, "n", "must be a non-empty list of sample sizes")
+    if len(ns) > MAX_SAMPLE_SIZES:
+        _err(source, "n", f"lists {len(ns)} sample sizes, more than the {MAX_SAMPLE_SIZES} allowed")
     for n in ns:
         if not _is_int(n) or not 2 <= n <= MAX_N:
             _err(source, "n", f"each sample size must be an integer from 2 to {MAX_N}, got {n!r}")
@@ -255,6 +331,8 @@ def load_grid(grid, source: str | None = None) -> Grid:
     eff_raw = [eff_raw] if not isinstance(eff_raw, list) else eff_raw
     if not eff_raw:
         _err(source, "effects", "is an empty list")
+    if len(eff_raw) > MAX_EFFECTS:
+        _err(source, "effects", f"lists {len(eff_raw)} effect levels, more than the {MAX_EFFECTS} allowed")
     try:
         effects = tuple(parse_effect(e, "effects") for e in eff_raw)
     except GridError as exc:
@@ -288,19 +366,25 @@ def load_grid(grid, source: str | None = None) -> Grid:
         _err(source, "perturbations", "lists a value twice")
 
     seeds = raw.get("seeds", 1)
-    if not _is_int(seeds) or not 1 <= seeds <= 100_000:
-        _err(source, "seeds", f"must be an integer from 1 to 100000, got {seeds!r}")
+    if not _is_int(seeds) or not 1 <= seeds <= MAX_SEEDS:
+        _err(source, "seeds", f"must be an integer from 1 to {MAX_SEEDS}, got {seeds!r}")
     shard_rows = raw.get("shard_rows", 1000)
     if not _is_int(shard_rows) or not 1 <= shard_rows <= 1_000_000:
         _err(source, "shard_rows", f"must be an integer from 1 to 1000000, got {shard_rows!r}")
 
+    max_tasks = raw.get("max_tasks", DEFAULT_MAX_TASKS)
+    if not _is_int(max_tasks) or max_tasks < 1:
+        _err(source, "max_tasks", f"must be a positive integer, got {max_tasks!r}")
+
     allowed_values = {"method": methods, "n": tuple(ns), "effect": tuple(names), "perturbation": perts,
-                      "prompt_style": styles, "seed": tuple(range(seeds)),
+                      "prompt_style": styles,
                       "scenario": tuple(sorted({s for m in methods for s in scenarios[m]}))}
     exclude = []
     ex_raw = raw.get("exclude", []) or []
     if not isinstance(ex_raw, list):
         _err(source, "exclude", "must be a list of mappings")
+    if len(ex_raw) > MAX_EXCLUDE_RULES:
+        _err(source, "exclude", f"lists {len(ex_raw)} rules, more than the {MAX_EXCLUDE_RULES} allowed")
     for rule in ex_raw:
         if not isinstance(rule, dict) or not rule:
             _err(source, "exclude", f"each rule must be a non-empty mapping, got {rule!r}")
@@ -316,7 +400,11 @@ def load_grid(grid, source: str | None = None) -> Grid:
                 except GridError as exc:
                     raise GridError(f"{source}: {exc}") from None
             for v in values:
-                if v not in allowed_values[key]:
+                if key == "seed":
+                    if not (_is_int(v) and 0 <= v < seeds):
+                        _err(source, "exclude", f"seed {v!r} is not in the grid; allowed: integers from 0 to "
+                             f"{seeds - 1}")
+                elif not (_is_int(v) if key == "n" else isinstance(v, str)) or v not in allowed_values[key]:
                     shown = ", ".join(map(str, allowed_values[key]))
                     _err(source, "exclude", f"{key} '{v}' is not in the grid; allowed: {shown}")
             clean[key] = tuple(values)
@@ -338,7 +426,7 @@ def load_grid(grid, source: str | None = None) -> Grid:
 
     g = Grid(name=name.strip(), seed=seed, methods=methods, scenarios=scenarios, n=tuple(ns), effects=effects,
              prompt_styles=styles, perturbations=perts, seeds=seeds, exclude=tuple(exclude), split=split,
-             shard_rows=shard_rows, alpha=float(alpha), source=source)
+             shard_rows=shard_rows, alpha=float(alpha), max_tasks=max_tasks, source=source)
 
     for method in methods:
         fam = get_family(method)
@@ -346,7 +434,11 @@ def load_grid(grid, source: str | None = None) -> Grid:
             if n < fam.min_n and not g.excluded(method=method, n=n):
                 _err(source, "n", f"{n} is below the minimum N of '{method}' ({fam.min_n}); raise it or exclude "
                      f"{{method: {method}, n: {n}}}")
-    if next(g.tasks(), None) is None:
+    total = g.count()
+    if not total:
         _err(source, None, "the grid expands to no tasks (every combination is excluded)")
+    if total > max_tasks:
+        _err(source, None, f"the grid expands to {total:,} tasks, more than max_tasks ({max_tasks:,}); "
+             "raise max_tasks to build it")
     return g
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from .registry import VALUE_KINDS
+
 ROLE_FIELD = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 
 
@@ -16,7 +18,7 @@ def role_columns(family, roles: dict) -> list[str]:
     """The columns the family's test uses, in role order."""
     cols = []
     for role, kind in family.roles.items():
-        if kind == "value":
+        if kind in VALUE_KINDS:
             continue
         value = roles[role]
         cols.extend(value if isinstance(value, list) else [value])

@@ -13,9 +13,11 @@ import pkgutil
 from dataclasses import dataclass
 from typing import Callable
 
-from .errors import ScenarioError, TaskFactoryError
+from .errors import InputError, ScenarioError
 
-ROLE_KINDS = ("numeric", "category", "column", "value", "numeric list", "category list")
+ROLE_KINDS = ("numeric", "category", "column", "value", "level", "numeric list", "category list")
+#: Kinds whose role holds a reference value (a number, a level), not a column.
+VALUE_KINDS = ("value", "level")
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,13 @@ class Family:
     cost: float = 1.0
 
     def check_scenario(self, scen) -> None:
-        """Raise :class:`ScenarioError` unless ``scen`` gives what this family needs."""
-        where = f"scenarios/{self.name}.yaml, scenario '{scen.id}'"
+        """Raise :class:`ScenarioError` unless ``scen`` gives what this family needs.
+
+        ``validate`` raises ``ValueError`` naming what is wrong; a ``TypeError``,
+        ``ArithmeticError`` or ``LookupError`` from it (a value of the wrong kind
+        that it did not check) is reported the same way, as one line.
+        """
+        where = f"{scen.source or f'scenarios/{self.name}.yaml'}, scenario '{scen.id}'"
         names = {v.name: v for v in scen.variables}
         for role, kind in self.roles.items():
             if role not in scen.roles:
@@ -74,7 +81,7 @@ class Family:
             cols = value if kind.endswith("list") else [value]
             if kind.endswith("list") and not (isinstance(value, list) and value):
                 raise ScenarioError(f"{where}: role '{role}' must be a non-empty list of columns")
-            if kind == "value":
+            if kind in VALUE_KINDS:
                 continue
             for col in cols:
                 var = names.get(col)
@@ -96,6 +103,9 @@ class Family:
                 self.validate(scen)
             except ValueError as exc:
                 raise ScenarioError(f"{where}: {exc}") from None
+            except (TypeError, ArithmeticError, LookupError) as exc:
+                raise ScenarioError(f"{where}: the dgp does not fit {self.name} ({type(exc).__name__}: "
+                                    f"{' '.join(str(exc).split())})") from None
 
     def describe(self) -> dict:
         """A JSON-ready summary, as ``taskfactory methods --json`` prints it."""
@@ -158,4 +168,4 @@ def get_family(name: str) -> Family:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise TaskFactoryError(f"unknown method '{name}'; allowed: {', '.join(family_names())}") from None
+        raise InputError(f"unknown method '{name}'; allowed: {', '.join(family_names())}") from None

@@ -21,12 +21,23 @@ one family::
         dgp: {mean: 142, sd: 16, direction: -1}
 
 ``context`` and ``question`` may name ``{n}`` and the family's reference values
-(``{mu0}``, ``{p0}`` ...); write ``{{`` and ``}}`` for literal braces.
+(``{mu0}``, ``{p0}`` ...) as bare fields (no format spec, conversion, attribute
+or index); write ``{{`` and ``}}`` for literal braces.
 Variables not named in ``roles`` (besides the id) are extras, drawn from ``dist``.
+
+The file is read strictly (see :mod:`taskfactory.readers`). Everything that
+reaches the emitted scripts as a Python literal is plain data: a number is
+finite, not a boolean and at most :data:`MAX_MAGNITUDE` in magnitude; a text
+matches :data:`LEVEL`; a dgp value is a number, a text, a flat list of those,
+or one mapping of names to those. Category levels are quoted texts that R's
+``read.csv`` keeps as text (not ``NA``, ``TRUE``, ``Inf``, a number ...).
+Plausible ranges must leave generated values alone: the grid's plan refuses a
+scenario whose ranges clip more than :data:`SCENARIO_CLIPPED_SHARE` of a column.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import string
@@ -34,9 +45,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from .errors import ScenarioError
+from .readers import load_yaml
 
 IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
 LEVEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.+<>=/-]*$")
@@ -44,7 +54,17 @@ TYPES = ("id", "numeric", "integer", "category")
 DISTS = ("normal", "lognormal", "uniform", "poisson", "integers", "choice")
 SCENARIO_KEYS = ("id", "domain", "title", "context", "question", "roles", "variables", "dgp")
 VARIABLE_KEYS = ("name", "label", "type", "unit", "range", "decimals", "levels", "dist", "prefix")
-R_NA_STRINGS = ("NA", "NaN", "Inf", "-Inf", "TRUE", "FALSE", "T", "F")
+# Texts R's read.csv reads as a logical, NA, NaN or an infinity (type.convert;
+# NaN, Inf and Infinity in any case).
+R_SPECIAL = re.compile(r"^(?:NA|T|F|TRUE|FALSE|True|False|true|false|(?i:nan|inf|infinity))$")
+HEX = re.compile(r"^0[xX][0-9a-fA-F]+$")
+MAX_MAGNITUDE = 1e9          # largest |x| of any number in a scenario file
+MAX_CLIPPED_SHARE = 0.01     # a dataset whose range clipped more of a column (and more than one value) is rejected
+SCENARIO_CLIPPED_SHARE = 0.005  # a scenario whose ranges clip more than this share of drawn values is refused
+DIST_PARAMETERS = {"normal": "[mean, sd] with sd > 0", "lognormal": "[meanlog, sdlog] with sdlog > 0",
+                   "uniform": "[low, high] with low < high", "integers": "[low, high], integers with low <= high",
+                   "poisson": "one positive number (the mean)",
+                   "choice": "one weight per level, none negative, summing to more than 0"}
 
 
 @dataclass(frozen=True)
@@ -99,6 +119,7 @@ class Scenario:
     roles: dict
     variables: tuple[Variable, ...]
     dgp: dict = field(default_factory=dict)
+    source: str = field(default="", compare=False)
 
     def variable(self, name: str) -> Variable:
         for v in self.variables:
@@ -146,11 +167,87 @@ def _fail(where: str, message: str):
     raise ScenarioError(f"{where}: {message}")
 
 
-def _template_fields(text: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+def is_number(value) -> bool:
+    """True for a finite int or float (not a bool) of magnitude at most :data:`MAX_MAGNITUDE`."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            and abs(value) <= MAX_MAGNITUDE)
 
 
-def _is_number(text: str) -> bool:
+def require_number(value, what: str):
+    """``value`` when :func:`is_number` holds; else ``ValueError`` naming ``what``
+    (for the families' scenario checks: a text, a list or a boolean where the
+    family computes with a number)."""
+    if not is_number(value):
+        raise ValueError(f"{what} ({value!r}) must be a number")
+    return value
+
+
+def require_direction(scenario) -> None:
+    """Raise ``ValueError`` unless ``dgp.direction`` is absent, 1 or -1."""
+    direction = scenario.dgp.get("direction", 1)
+    if isinstance(direction, bool) or direction not in (1, -1):
+        raise ValueError(f"dgp direction ({direction!r}) must be 1 or -1")
+
+
+def _check_scalar(value, what: str, where: str) -> None:
+    if isinstance(value, bool):
+        _fail(where, f"{what} ({value!r}) must be a number or a name, not a boolean")
+    if isinstance(value, (int, float)):
+        if not is_number(value):
+            _fail(where, f"{what} ({value!r}) must be a finite number of magnitude at most {MAX_MAGNITUDE:g}")
+        return
+    if isinstance(value, str):
+        if not LEVEL.fullmatch(value):
+            _fail(where, f"{what} ({value!r}) must be a number or a name matching {LEVEL.pattern}")
+        return
+    _fail(where, f"{what} ({value!r}) must be a number or a name")
+
+
+def _check_plain(value, what: str, where: str, mapping_ok: bool) -> None:
+    """Refuse anything but a number, a name, a flat list of those, or (when
+    ``mapping_ok``) one mapping of names to those."""
+    if isinstance(value, dict):
+        if not mapping_ok:
+            _fail(where, f"{what} is a mapping nested in a mapping; use numbers, names and flat lists of those")
+        for key, item in value.items():
+            if not (isinstance(key, str) and IDENT.fullmatch(key)):
+                _fail(where, f"{what} has the key {key!r}; keys must match {IDENT.pattern}")
+            _check_plain(item, f"{what}.{key}", where, mapping_ok=False)
+        return
+    if isinstance(value, list):
+        if not value:
+            _fail(where, f"{what} is an empty list")
+        for i, item in enumerate(value):
+            if isinstance(item, (list, dict)):
+                _fail(where, f"{what} nests a {'list' if isinstance(item, list) else 'mapping'} in a list; "
+                      "lists hold numbers and names only")
+            _check_scalar(item, f"{what}[{i}]", where)
+        return
+    _check_scalar(value, what, where)
+
+
+def _template_fields(text: str, key: str, where: str) -> set[str]:
+    """The names ``text`` fills in; each field must be bare, like ``{n}``."""
+    try:
+        parts = list(string.Formatter().parse(text))
+    except ValueError as exc:
+        _fail(where, f"{key} is not a valid template ({exc}); write {{{{ and }}}} for braces")
+    names = set()
+    for _, name, spec, conversion in parts:
+        if name is None:
+            continue
+        if spec or conversion is not None or not IDENT.fullmatch(name):
+            shown = "{" + name + (f"!{conversion}" if conversion is not None else "") + (f":{spec}" if spec else "") + "}"
+            _fail(where, f"{key} holds the field '{shown}'; only bare fields such as {{n}} are allowed "
+                  "(no format spec, conversion, attribute or index)")
+        names.add(name)
+    return names
+
+
+def _is_number_text(text: str) -> bool:
+    """True when R or pandas could read ``text`` as a number."""
+    if HEX.fullmatch(text):
+        return True
     try:
         float(text)
     except ValueError:
@@ -158,14 +255,65 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _parse_levels(levels, where: str) -> tuple[str, ...]:
+    if not (isinstance(levels, list) and len(levels) >= 2):
+        _fail(where, "a category variable needs a list of at least 2 levels")
+    for lv in levels:
+        if not isinstance(lv, str):
+            kind = "a boolean" if isinstance(lv, bool) else "a number" if isinstance(lv, (int, float)) else \
+                f"a {type(lv).__name__}"
+            _fail(where, f"level {lv!r} is {kind}; levels must be names (quote them in the file)")
+        if not LEVEL.fullmatch(lv):
+            _fail(where, f"level {lv!r} must match {LEVEL.pattern}")
+        if R_SPECIAL.fullmatch(lv):
+            _fail(where, f"level {lv!r} is read by R as a logical, NA or a special number; choose another name")
+        if _is_number_text(lv):
+            _fail(where, f"level {lv!r} is a number; levels must not be numbers (R and pandas would read the "
+                  "column as numeric)")
+    if len(set(levels)) != len(levels):
+        _fail(where, "levels must be distinct")
+    if sorted(levels) != sorted(levels, key=str.lower):
+        _fail(where, "levels must sort the same with and without case (R's collation differs by locale)")
+    return tuple(levels)
+
+
+def _dist_ok(kind: str, arg, levels) -> bool:
+    if kind == "poisson":
+        return is_number(arg) and arg > 0
+    if kind == "choice":
+        return (isinstance(arg, list) and levels is not None and len(arg) == len(levels)
+                and all(is_number(w) and w >= 0 for w in arg) and sum(arg) > 0)
+    if not (isinstance(arg, list) and len(arg) == 2 and all(is_number(x) for x in arg)):
+        return False
+    if kind in ("normal", "lognormal"):
+        return arg[1] > 0
+    if kind == "integers":
+        return all(isinstance(x, int) for x in arg) and arg[0] <= arg[1]
+    return arg[0] < arg[1]
+
+
+def _parse_dist(dist, vtype: str, levels, where: str) -> dict:
+    if not (isinstance(dist, dict) and len(dist) == 1 and next(iter(dist)) in DISTS):
+        _fail(where, f"dist ({dist!r}) must be one mapping with one of {', '.join(DISTS)}")
+    kind, arg = next(iter(dist.items()))
+    if vtype == "id":
+        _fail(where, "an id variable takes no dist")
+    if (kind == "choice") != (vtype == "category"):
+        _fail(where, "a category variable takes dist 'choice', and only it does")
+    if not _dist_ok(kind, arg, levels):
+        _fail(where, f"dist {kind} ({arg!r}) needs {DIST_PARAMETERS[kind]}; numbers finite and at most "
+              f"{MAX_MAGNITUDE:g} in magnitude")
+    return dict(dist)
+
+
 def _parse_variable(raw, where: str) -> Variable:
     if not isinstance(raw, dict):
         _fail(where, "each variable must be a mapping")
-    unknown = sorted(set(raw) - set(VARIABLE_KEYS))
+    unknown = sorted(set(map(str, raw)) - set(VARIABLE_KEYS))
     if unknown:
         _fail(where, f"unknown variable key '{unknown[0]}'; allowed: {', '.join(VARIABLE_KEYS)}")
     name = raw.get("name")
-    if not isinstance(name, str) or not IDENT.match(name):
+    if not isinstance(name, str) or not IDENT.fullmatch(name):
         _fail(where, f"variable name ({name!r}) must match {IDENT.pattern}")
     where = f"{where}, variable '{name}'"
     vtype = raw.get("type")
@@ -174,58 +322,47 @@ def _parse_variable(raw, where: str) -> Variable:
     label = raw.get("label")
     if not isinstance(label, str) or not label.strip():
         _fail(where, "needs a non-empty 'label'")
+    unit = raw.get("unit")
+    if unit is not None and not isinstance(unit, str):
+        _fail(where, f"unit ({unit!r}) must be text")
     rng = raw.get("range")
     if vtype in ("numeric", "integer"):
-        if not (isinstance(rng, list) and len(rng) == 2 and all(isinstance(x, (int, float)) for x in rng) and rng[0] < rng[1]):
-            _fail(where, f"range ({rng!r}) must be [low, high] with low < high")
+        if not (isinstance(rng, list) and len(rng) == 2 and all(is_number(x) for x in rng) and rng[0] < rng[1]):
+            _fail(where, f"range ({rng!r}) must be [low, high] with low < high, finite numbers at most "
+                  f"{MAX_MAGNITUDE:g} in magnitude")
         rng = (float(rng[0]), float(rng[1]))
     elif rng is not None:
         _fail(where, f"a {vtype} variable takes no range")
     decimals = raw.get("decimals", 0)
-    if vtype == "numeric" and not (isinstance(decimals, int) and 0 <= decimals <= 6):
+    if "decimals" in raw and vtype != "numeric":
+        _fail(where, f"a {vtype} variable takes no decimals")
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 6:
         _fail(where, f"decimals ({decimals!r}) must be an integer from 0 to 6")
     levels = raw.get("levels")
     if vtype == "category":
-        if not (isinstance(levels, list) and len(levels) >= 2):
-            _fail(where, "a category variable needs a list of at least 2 levels")
-        levels = tuple(str(x) for x in levels)
-        if len(set(levels)) != len(levels):
-            _fail(where, "levels must be distinct")
-        for lv in levels:
-            if not LEVEL.match(lv) or lv in R_NA_STRINGS:
-                _fail(where, f"level ({lv!r}) must match {LEVEL.pattern} and not be one of {', '.join(R_NA_STRINGS)}")
-        if any(_is_number(lv) for lv in levels):
-            _fail(where, "levels must not be numbers (R and pandas would read the column as numeric)")
-        if sorted(levels) != sorted(levels, key=str.lower):
-            _fail(where, "levels must sort the same with and without case (R's collation differs by locale)")
+        levels = _parse_levels(levels, where)
     elif levels is not None:
         _fail(where, f"a {vtype} variable takes no levels")
     dist = raw.get("dist")
     if dist is not None:
-        if not (isinstance(dist, dict) and len(dist) == 1 and next(iter(dist)) in DISTS):
-            _fail(where, f"dist ({dist!r}) must be one mapping with one of {', '.join(DISTS)}")
-        kind = next(iter(dist))
-        if (kind == "choice") != (vtype == "category"):
-            _fail(where, "a category variable takes dist 'choice', and only it does")
-        if kind == "choice" and len(dist["choice"]) != len(levels):
-            _fail(where, "dist 'choice' needs one weight per level")
+        dist = _parse_dist(dist, vtype, levels, where)
     prefix = raw.get("prefix", "")
-    if not isinstance(prefix, str) or not re.match(r"^[A-Za-z0-9_-]*$", prefix):
+    if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z0-9_-]*", prefix):
         _fail(where, f"prefix ({prefix!r}) must be letters, digits, '_' or '-'")
-    return Variable(name=name, label=label.strip(), type=vtype, unit=str(raw.get("unit") or ""),
-                    range=rng, decimals=decimals if vtype == "numeric" else 0,
-                    levels=levels, dist=dist, prefix=prefix)
+    return Variable(name=name, label=label.strip(), type=vtype, unit=unit or "",
+                    range=rng, decimals=decimals, levels=levels, dist=dist, prefix=prefix)
 
 
 def parse_scenario(raw, method: str, where: str) -> Scenario:
-    """Validate one scenario mapping of ``method``'s file."""
+    """Validate one scenario mapping of ``method``'s file (``where`` names the file)."""
+    source = where
     if not isinstance(raw, dict):
         _fail(where, "each scenario must be a mapping")
     sid = raw.get("id")
-    if not isinstance(sid, str) or not IDENT.match(sid):
+    if not isinstance(sid, str) or not IDENT.fullmatch(sid):
         _fail(where, f"scenario id ({sid!r}) must match {IDENT.pattern}")
     where = f"{where}, scenario '{sid}'"
-    unknown = sorted(set(raw) - set(SCENARIO_KEYS))
+    unknown = sorted(set(map(str, raw)) - set(SCENARIO_KEYS))
     if unknown:
         _fail(where, f"unknown key '{unknown[0]}'; allowed: {', '.join(SCENARIO_KEYS)}")
     for key in ("domain", "title", "context", "question"):
@@ -234,6 +371,10 @@ def parse_scenario(raw, method: str, where: str) -> Scenario:
     roles = raw.get("roles")
     if not isinstance(roles, dict) or not roles:
         _fail(where, "needs a 'roles' mapping")
+    for role, value in roles.items():
+        if not (isinstance(role, str) and IDENT.fullmatch(role)):
+            _fail(where, f"role ({role!r}) must match {IDENT.pattern}")
+        _check_plain(value, f"role '{role}'", where, mapping_ok=False)
     raw_vars = raw.get("variables")
     if not isinstance(raw_vars, list):
         _fail(where, "needs a 'variables' list")
@@ -257,28 +398,26 @@ def parse_scenario(raw, method: str, where: str) -> Scenario:
     dgp = raw.get("dgp") or {}
     if not isinstance(dgp, dict):
         _fail(where, "'dgp' must be a mapping")
-    scen = Scenario(id=sid, method=method, domain=raw["domain"].strip(), title=raw["title"].strip(),
-                    context=" ".join(raw["context"].split()), question=" ".join(raw["question"].split()),
-                    roles=dict(roles), variables=variables, dgp=dict(dgp))
-    allowed = {"n"} | {k for k, v in roles.items() if not isinstance(v, (list, dict))}
+    for key, value in dgp.items():
+        if not (isinstance(key, str) and IDENT.fullmatch(key)):
+            _fail(where, f"dgp key ({key!r}) must match {IDENT.pattern}")
+        _check_plain(value, f"dgp {key}", where, mapping_ok=True)
+    allowed = {"n"} | {k for k, v in roles.items() if not isinstance(v, list)}
+    texts = {}
     for key in ("context", "question"):
-        try:
-            fields = _template_fields(getattr(scen, key))
-        except ValueError as exc:
-            _fail(where, f"{key} is not a valid template ({exc}); write {{{{ and }}}} for braces")
-        bad = sorted(fields - allowed)
+        texts[key] = " ".join(raw[key].split())
+        bad = sorted(_template_fields(texts[key], key, where) - allowed)
         if bad:
             _fail(where, f"{key} names '{{{bad[0]}}}'; allowed: {', '.join('{' + a + '}' for a in sorted(allowed))}")
-    return scen
+    return Scenario(id=sid, method=method, domain=raw["domain"].strip(), title=raw["title"].strip(),
+                    context=texts["context"], question=texts["question"], roles=dict(roles), variables=variables,
+                    dgp=dict(dgp), source=source)
 
 
 def parse_file(path: Path) -> list[Scenario]:
     """Read and validate one scenario file."""
     where = str(path)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        _fail(where, f"not valid YAML ({str(exc).splitlines()[0]})")
+    raw = load_yaml(path, ScenarioError, "scenario file")
     if not isinstance(raw, dict) or set(raw) != {"method", "scenarios"}:
         _fail(where, "must be a mapping with exactly the keys 'method' and 'scenarios'")
     if raw["method"] != path.stem:

@@ -30,7 +30,7 @@ from .prompts import render_prompt
 from .reference import reference_py, reference_r, role_columns
 from .registry import get_family
 from .result import TestResult
-from .scenarios import get_scenario
+from .scenarios import MAX_CLIPPED_SHARE, get_scenario
 from .script import render as render_script
 
 MAX_ATTEMPTS = 5
@@ -96,6 +96,28 @@ def _streams(grid: Grid, stream: tuple, attempt: int):
     return params, data_key
 
 
+def draw_condition(family, scen, n: int, effect, perturbation: str, alpha: float, rng) -> Condition:
+    """The condition of one dataset: the family's nuisance parameters and the
+    perturbation's plan drawn from ``rng``, the effect level resolved."""
+    params = plain(family.draw_params(scen, n, rng)) if family.draw_params else {}
+    spoil = plain(perturb.draw(perturbation, family, scen, n, rng))
+    effect_value = effect.value(family, n, params)
+    return Condition(method=family.name, roles=dict(scen.roles), n=n, scenario=scen.id, effect=effect.name,
+                     effect_value=float(effect_value), params=params, dgp=plain(scen.dgp), columns=scen.columns(),
+                     alpha=alpha, data_filename=f"{scen.id}.csv", perturbation=spoil)
+
+
+def _check_clipping(frame) -> None:
+    """Raise DataError when a column's plausible range clipped more than
+    MAX_CLIPPED_SHARE of its drawn values, and more than one: such data
+    misstate the effect. (One value in a small sample is a share above 1 %,
+    but it does not.)"""
+    for name, count in frame.attrs.get("clipped", {}).items():
+        if count > max(1, MAX_CLIPPED_SHARE * len(frame)):
+            raise DataError(f"{count} of {len(frame)} values of '{name}' fell outside its plausible range "
+                            "and were clipped")
+
+
 def _spoiled_counts(data, family, scen) -> tuple[int, int]:
     """Blank cells in the test's columns, and out-of-range values anywhere."""
     blank = int(data[role_columns(family, scen.roles)].isna().to_numpy().sum())
@@ -119,15 +141,11 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                 for cat in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
                     warnings.simplefilter("ignore", cat)
                 rng_params, data_stream = _streams(grid, stream, attempt)
-                params = plain(family.draw_params(scen, c.n, rng_params)) if family.draw_params else {}
-                spoil = plain(perturb.draw(c.perturbation, family, scen, c.n, rng_params))
-                effect_value = c.effect.value(family, c.n, params)
-                cond = Condition(method=c.method, roles=dict(scen.roles), n=c.n, scenario=scen.id,
-                                 effect=c.effect.name, effect_value=float(effect_value), params=params,
-                                 dgp=plain(scen.dgp), columns=scen.columns(), alpha=grid.alpha,
-                                 data_filename=f"{scen.id}.csv", perturbation=spoil)
+                cond = draw_condition(family, scen, c.n, c.effect, c.perturbation, grid.alpha, rng_params)
                 rng = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=data_stream))
-                frame = kit.perturb(family.generate(cond, rng), cond, rng)
+                drawn = family.generate(cond, rng)
+                _check_clipping(drawn)
+                frame = kit.perturb(drawn, cond, rng)
                 csv_text = kit.to_csv_text(frame, cond.columns)
                 released = read_csv_text(csv_text)
                 blank, impossible = _spoiled_counts(released, family, scen)

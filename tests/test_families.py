@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -95,6 +96,7 @@ def _gold_ps(method, effect, n, seeds):
     return np.array(ps)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", FAMILIES)
 def test_null_p_values_are_uniform(method):
     n = max(tf.get_family(method).min_n, 30)
@@ -106,6 +108,7 @@ def test_null_p_values_are_uniform(method):
     assert abs(rate - 0.05) < 3.5 * se, f"type I error {rate:.3f}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", FAMILIES)
 def test_borderline_rejects_about_half_the_time(method):
     ps = _gold_ps(method, "borderline", 120, BORDER_SEEDS)
@@ -114,6 +117,7 @@ def test_borderline_rejects_about_half_the_time(method):
     assert 0.02 <= float(np.median(ps)) <= 0.12, f"median p {np.median(ps):.3f}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", FAMILIES)
 def test_medium_effect_grows_with_n(method):
     small = _gold_ps(method, "medium", max(tf.get_family(method).min_n, 30), 40)
@@ -144,3 +148,19 @@ def test_public_analyse_matches_gold(method):
     data = tf.analysis.read_csv_text(ds.csv_text)
     res = tf.analyse(method, data, scen.roles, ranges=scen.ranges())
     assert res == ds.gold
+
+
+@pytest.mark.parametrize("rows, clipped, rejected", [(30, 1, False), (30, 2, True), (1000, 10, False),
+                                                     (1000, 11, True), (5000, 50, False), (5000, 51, True)])
+def test_a_dataset_whose_range_clipped_too_much_is_rejected(rows, clipped, rejected):
+    from taskfactory.errors import DataError
+    from taskfactory.task import _check_clipping
+
+    frame = pd.DataFrame({"y": np.zeros(rows)})
+    frame.attrs["clipped"] = {"y": clipped}
+    if not rejected:
+        _check_clipping(frame)
+        return
+    with pytest.raises(DataError) as err:
+        _check_clipping(frame)
+    assert str(err.value) == f"{clipped} of {rows} values of 'y' fell outside its plausible range and were clipped"

@@ -131,6 +131,7 @@ def test_keeping_impossible_values_is_a_trap_and_guided_prompts_say_so():
     assert "recording errors" not in basic["prompt"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", FAMILIES)
 def test_null_p_values_stay_uniform_under_missing_cells(method):
     n = max(tf.get_family(method).min_n, 30)

@@ -13,6 +13,8 @@ import pytest
 import yaml
 
 import taskfactory as tf
+from taskfactory.errors import ScenarioError
+from taskfactory.readers import load_yaml
 from taskfactory.scenarios import scenario_root
 
 RUNNER = """
@@ -51,7 +53,7 @@ HOSTILE = "x'''\"\"\"\n__import__('os').system('touch PWNED') # \\\n\r}{!r}{n}"
 
 
 def test_hostile_scenario_text_cannot_inject_code(tmp_path, monkeypatch):
-    src = yaml.safe_load((scenario_root() / "welch_t.yaml").read_text())
+    src = load_yaml(scenario_root() / "welch_t.yaml", ScenarioError)
     scen = src["scenarios"][0]
     scen["title"] = HOSTILE
     scen["context"] = HOSTILE.replace("{", "{{").replace("}", "}}")

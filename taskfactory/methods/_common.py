@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DataError
+from ..scenarios import require_number
 
 
 def require(ok: bool, reason: str) -> None:
@@ -47,12 +48,12 @@ def welch_df(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def check_location(scenario, role: str, location: str = "mean", spread: str | None = "sd") -> None:
-    """Raise ValueError unless ``dgp[location]`` lies inside the range of the
-    column playing ``role`` and ``dgp[spread]`` is positive (scenario checks)."""
+    """Raise ValueError unless ``dgp[location]`` is a number inside the range of
+    the column playing ``role`` and ``dgp[spread]`` a positive number (scenario checks)."""
     lo, hi = scenario.variable(scenario.roles[role]).range
-    if not lo < scenario.dgp[location] < hi:
+    if not lo < require_number(scenario.dgp[location], f"dgp {location}") < hi:
         raise ValueError(f"dgp {location} lies outside the range of '{scenario.roles[role]}'")
-    if spread is not None and not scenario.dgp[spread] > 0:
+    if spread is not None and not require_number(scenario.dgp[spread], f"dgp {spread}") > 0:
         raise ValueError(f"dgp {spread} must be positive")
 
 

@@ -158,7 +158,7 @@ def validate(scenario):
         levels = scenario.variable(scenario.roles[role]).levels
         shares = scenario.dgp[f"{role}_shares"]
         if not (isinstance(shares, list) and len(shares) == len(levels)):
-            raise ValueError(f"dgp {role}_shares needs one share per level of '{scenario.roles[role]}'")
+            raise ValueError(f"dgp {role}_shares ({shares!r}) needs one share per level of '{scenario.roles[role]}'")
         if not all(isinstance(s, (int, float)) and not isinstance(s, bool) and s > 0 for s in shares):
             raise ValueError(f"dgp {role}_shares must be positive numbers")
         if abs(sum(shares) - 1.0) > 1e-6:

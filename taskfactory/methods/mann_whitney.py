@@ -20,6 +20,7 @@ from scipy import stats
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..registry import Family, register
 from ..result import TestResult
+from ..scenarios import require_number
 from ._common import check_location, grouped, nonconstant, welch_df
 from ._ranks import rank_sum_test
 
@@ -83,7 +84,7 @@ def validate(scenario):
     if scenario.dgp["shifted"] not in group.levels:
         raise ValueError(f"dgp shifted ({scenario.dgp['shifted']!r}) must be a level of '{group.name}'")
     check_location(scenario, "outcome", "median", spread=None)
-    if not 0.3 <= scenario.dgp["shape"] <= 3.0:
+    if not 0.3 <= require_number(scenario.dgp["shape"], "dgp shape") <= 3.0:
         raise ValueError("dgp shape must lie in [0.3, 3]")
 
 

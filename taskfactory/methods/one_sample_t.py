@@ -11,6 +11,7 @@ import numpy as np
 from ..effects import t_critical
 from ..kit import finish
 from ..registry import Family, register
+from ..scenarios import require_direction, require_number
 from ._common import numeric
 from ._ttest import one_sample
 
@@ -38,9 +39,7 @@ def hints(condition):
 
 
 def validate(scenario):
-    mu0 = scenario.roles["mu0"]
-    if isinstance(mu0, bool) or not isinstance(mu0, (int, float)):
-        raise ValueError(f"mu0 ({mu0!r}) must be a number")
+    mu0 = require_number(scenario.roles["mu0"], "mu0")
     outcome = scenario.variable(scenario.roles["outcome"])
     lo, hi = outcome.range
     if not lo < mu0 < hi:
@@ -49,8 +48,9 @@ def validate(scenario):
     if abs(mu0 / step - round(mu0 / step)) > 1e-9:
         raise ValueError(f"mu0 ({mu0!r}) must be a multiple of the outcome's rounding step {step:g}, "
                          "so that rounding keeps the null mean exactly at mu0")
-    if not scenario.dgp["sd"] > 0:
+    if not require_number(scenario.dgp["sd"], "dgp sd") > 0:
         raise ValueError("dgp sd must be positive")
+    require_direction(scenario)
 
 
 register(Family(

@@ -14,6 +14,7 @@ import numpy as np
 from ..effects import t_critical
 from ..kit import finish
 from ..registry import Family, register
+from ..scenarios import require_direction
 from ._common import check_paired, numeric
 from ._ttest import one_sample, welch_two_sample
 
@@ -62,6 +63,11 @@ def hints(condition):
     ]
 
 
+def validate(scenario):
+    check_paired(scenario)
+    require_direction(scenario)
+
+
 register(Family(
     name="paired_t",
     order=2,
@@ -78,7 +84,7 @@ register(Family(
     effect_unit="Cohen's dz",
     draw_params=draw_params,
     dgp_keys=("mean", "sd"),
-    validate=check_paired,
+    validate=validate,
     hints=hints,
     min_n=10,
     r_code="res <- t.test(d${after}, d${before}, paired = TRUE)",

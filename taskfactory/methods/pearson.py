@@ -10,6 +10,7 @@ import numpy as np
 from ..effects import t_critical
 from ..kit import finish
 from ..registry import Family, register
+from ..scenarios import require_direction, require_number
 from ._correlation import pearson_test
 
 
@@ -46,13 +47,13 @@ def hints(condition):
 def validate(scenario):
     for role in ("x", "y"):
         lo, hi = scenario.variable(scenario.roles[role]).range
-        mean, sd = scenario.dgp[f"{role}_mean"], scenario.dgp[f"{role}_sd"]
+        mean = require_number(scenario.dgp[f"{role}_mean"], f"dgp {role}_mean")
+        sd = require_number(scenario.dgp[f"{role}_sd"], f"dgp {role}_sd")
         if not sd > 0:
             raise ValueError(f"dgp {role}_sd must be positive")
         if not (lo < mean - 4 * sd and mean + 4 * sd < hi):
             raise ValueError(f"dgp {role}_mean +/- 4 {role}_sd must lie inside the range of '{scenario.roles[role]}'")
-    if scenario.dgp.get("direction", 1) not in (1, -1):
-        raise ValueError("dgp direction must be 1 or -1")
+    require_direction(scenario)
 
 
 register(Family(

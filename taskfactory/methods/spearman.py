@@ -22,6 +22,7 @@ from scipy import stats
 from ..kit import finish
 from ..registry import Family, register
 from ..result import TestResult
+from ..scenarios import require_direction, require_number
 from ._correlation import pair, pearson_r, pearson_test, t_pvalue
 
 METHOD = "Spearman's rank correlation rho"
@@ -30,6 +31,7 @@ ENUMERATE_MAX_N = 9
 EDGEWORTH = (0.2274, 0.2531, 0.1745, 0.0758, 0.1033, 0.3932, 0.0879, 0.0151, 0.0072, 0.0831, 0.0131, 4.6e-4)
 SHAPES = ("normal", "lognormal", "sinh", "logistic")
 K_RANGE = (0.8, 1.25)
+MARGIN_KEYS = ("shape", "loc", "scale", "k", "shift")
 
 
 def draw_params(scenario, n, rng):
@@ -157,14 +159,20 @@ def validate(scenario):
         spec = scenario.dgp[role]
         if not isinstance(spec, dict) or spec.get("shape") not in SHAPES:
             raise ValueError(f"dgp {role} needs a shape, one of {', '.join(SHAPES)}")
+        unknown = sorted(set(spec) - set(MARGIN_KEYS))
+        if unknown:
+            raise ValueError(f"dgp {role} has the unknown key '{unknown[0]}'; allowed: {', '.join(MARGIN_KEYS)}")
+        for key in MARGIN_KEYS[1:]:
+            if key in spec:
+                require_number(spec[key], f"dgp {role}.{key}")
         if not spec.get("scale", 0) > 0 or not spec.get("k", 1.0) > 0 or "loc" not in spec:
             raise ValueError(f"dgp {role} needs loc, a positive scale and a positive k")
         lo, hi = scenario.variable(scenario.roles[role]).range
-        ends = margin(np.array([-4.0, 4.0]), spec, K_RANGE[1])
+        with np.errstate(over="ignore"):
+            ends = margin(np.array([-4.0, 4.0]), spec, K_RANGE[1])
         if not (lo < ends[0] and ends[1] < hi):
             raise ValueError(f"the margin of {role} at normal scores +/- 4 leaves the range of '{scenario.roles[role]}'")
-    if scenario.dgp.get("direction", 1) not in (1, -1):
-        raise ValueError("dgp direction must be 1 or -1")
+    require_direction(scenario)
 
 
 register(Family(

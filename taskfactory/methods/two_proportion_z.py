@@ -23,6 +23,7 @@ from ..effects import Z_BORDERLINE
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..registry import Family, register
 from ..result import TestResult
+from ..scenarios import require_direction
 from ._common import require
 
 MIN_N = 60
@@ -143,8 +144,7 @@ def validate(scenario):
     p = scenario.dgp["p"]
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.05 <= p <= 0.95:
         raise ValueError(f"dgp p ({p!r}) must be a proportion from 0.05 to 0.95")
-    if scenario.dgp.get("direction", 1) not in (1, -1):
-        raise ValueError("dgp direction must be 1 or -1")
+    require_direction(scenario)
 
 
 register(Family(
@@ -153,7 +153,7 @@ register(Family(
     title="Two-proportion z-test (pooled)",
     category="proportions",
     canonical="prop.test(successes, totals, correct = FALSE)",
-    roles={"outcome": "category", "group": "category", "positive": "value"},
+    roles={"outcome": "category", "group": "category", "positive": "level"},
     generate=generate,
     analyse=analyse,
     effect_for_z=effect_for_z,

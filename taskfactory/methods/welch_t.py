@@ -12,6 +12,7 @@ from ..effects import t_critical
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..registry import Family, register
 from ..result import TestResult
+from ..scenarios import require_direction
 from ._common import check_location, grouped, nonconstant, welch_df
 
 
@@ -83,6 +84,7 @@ def validate(scenario):
     if len(group.levels) != 2:
         raise ValueError(f"group '{group.name}' needs exactly 2 levels")
     check_location(scenario, "outcome")
+    require_direction(scenario)
 
 
 register(Family(

@@ -30,6 +30,7 @@ from scipy import optimize, stats
 
 from ..kit import finish
 from ..registry import Family, register
+from ..scenarios import require_number
 from ..result import TestResult
 from ._common import check_paired, numeric, require
 from ._ranks import signed_rank_test
@@ -138,7 +139,7 @@ def validate(scenario):
     """Before and after must be distinct columns with one type, range and
     rounding, so that under the null the released pair stays exchangeable."""
     check_paired(scenario)
-    if not scenario.dgp["noise"] > 0:
+    if not require_number(scenario.dgp["noise"], "dgp noise") > 0:
         raise ValueError("dgp noise must be positive")
 
 
