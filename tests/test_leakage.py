@@ -1,7 +1,10 @@
 """taskfactory leakage: planted copies are caught, look-alikes are not, bad files are named."""
 
 import json
+import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -12,9 +15,12 @@ from click.testing import CliRunner
 import taskfactory as tf
 from taskfactory.cli import main
 from taskfactory.corpus import iter_records
+from taskfactory.errors import InputError, TaskFactoryError
 from taskfactory.leakage import Thresholds, check_leakage
 from taskfactory.leakage.bench import BenchError, load_bench
+from taskfactory.leakage.data import row_hashes
 from taskfactory.leakage.dropout import drop_out
+from taskfactory.leakage.text import ngrams, tokens
 
 GRID = {"name": "leak", "seed": 21, "methods": ["welch_t", "spearman", "chi_square_independence"], "n": [120],
         "effects": ["null", "medium"], "perturbations": ["none", "missing"], "shard_rows": 50}
@@ -201,7 +207,7 @@ def test_custom_field_names(corpus, tmp_path, tasks):
 
 
 MALFORMED = [
-    ("bad.jsonl", '{"id": "a", "question": "fine"}\n{"id": "b", "question": \n', "{p} line 2: not valid JSON (Expecting value)"),
+    ("bad.jsonl", '{"id": "a", "question": "fine"}\n{"id": "b", "question": \n', "{p} line 2: not valid JSON (Expecting value at line 1 column 24)"),
     ("bad.jsonl", '{"id": "a"}\n', "{p} line 1: item 'a' has neither a question text (question, prompt, text, query, "
                                    "instruction) nor a dataset (data_csv, csv, dataset_csv, data_path, csv_path, data_file)"),
     ("bad.jsonl", '[1, 2]\n', "{p} line 1: not a JSON object"),
@@ -269,3 +275,208 @@ def test_semantic_evidence_with_the_packaged_model(corpus, bench):
     assert by_id["exact_copy"].semantic > 0.99 and by_id["paraphrase"].semantic > 0.9
     assert max(by_id[f"lookalike_{k}"].semantic for k in range(len(LOOKALIKES))) < 0.9
     assert report.semantic["bench_to_corpus_top5"] < report.semantic["corpus_to_corpus_top5"] + 0.2
+
+
+# --- datasets with blank cells ----------------------------------------------------------
+
+BLANK_GRID = {"name": "blank", "seed": 1, "methods": ["welch_t", "spearman"], "n": [30], "effects": ["medium"],
+              "perturbations": ["missing"], "shard_rows": 50}
+
+
+def test_a_verbatim_copy_of_a_dataset_with_blank_cells_is_caught(tmp_path):
+    corpus = tmp_path / "corpus"
+    tf.build(BLANK_GRID, corpus)
+    datasets = {}
+    for t in iter_records(corpus, columns=["data_id", "data_csv"]):
+        datasets.setdefault(t["data_id"], t["data_csv"])
+    blank = {d: text for d, text in datasets.items() if any("" in row for row in csv_rows(text)[1:])}
+    assert len(blank) == len(datasets) == 12
+    path = write_jsonl(tmp_path / "b.jsonl", [{"id": d, "question": "Which test fits these data?", "data_csv": text}
+                                             for d, text in blank.items()])
+    report = check_leakage(corpus, [path])
+    assert {it.id: (it.flags, it.data) for it in report.items} == {d: (["data-rows"], 1.0) for d in blank}
+
+
+def csv_rows(text):
+    import csv
+    import io
+
+    return list(csv.reader(io.StringIO(text)))
+
+
+def test_a_blank_or_missing_cell_does_not_make_a_column_an_identifier():
+    for na in ("", " ", "NA", "n/a", "null", "None", "NaN", "nan"):
+        text = f"subject,outcome\nA,1.5\nB,{na}\nC,2.25\n"
+        assert row_hashes(text) == row_hashes(text, drop=("subject",)), na
+    named = "patient,sbp\nP1,120\nP2,\nP3,135\n"
+    assert row_hashes(named) == row_hashes(named, drop=("patient",))
+
+
+# --- thresholds and output paths ---------------------------------------------------------
+
+BAD_THRESHOLDS = [
+    ("ngram8", float("nan"), "threshold ngram8 (nan) must be a number from 0 to 1"),
+    ("jaccard", 5, "threshold jaccard (5) must be a number from 0 to 1"),
+    ("data", -0.1, "threshold data (-0.1) must be a number from 0 to 1"),
+    ("semantic", float("inf"), "threshold semantic (inf) must be a number from 0 to 1"),
+    ("boilerplate", "0.05", "threshold boilerplate ('0.05') must be a number from 0 to 1"),
+    ("jaccard", True, "threshold jaccard (True) must be a number from 0 to 1"),
+    ("ngram13", -1, "threshold ngram13 (-1) must be a whole number, 0 or more"),
+    ("ngram13", 2.0, "threshold ngram13 (2.0) must be a whole number, 0 or more"),
+    ("data_min_rows", 0, "threshold data_min_rows (0) must be a whole number, 1 or more"),
+]
+
+
+@pytest.mark.parametrize("name, value, message", BAD_THRESHOLDS, ids=[f"{n}={v!r}" for n, v, _ in BAD_THRESHOLDS])
+def test_thresholds_outside_their_domain_are_refused(name, value, message):
+    with pytest.raises(InputError) as err:
+        Thresholds(**{name: value})
+    assert str(err.value) == message
+
+
+def test_thresholds_at_the_ends_of_their_domain_are_accepted():
+    ends = Thresholds(ngram8=0, ngram13=0, jaccard=1.0, data=0.0, data_min_rows=1, semantic=1, boilerplate=1.0)
+    assert (ends.ngram8, ends.ngram13, ends.jaccard, ends.data_min_rows) == (0, 0, 1.0, 1)
+
+
+def invoke(args):
+    result = CliRunner().invoke(main, args)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result
+
+
+def test_output_paths_are_checked_before_any_work(corpus, bench, tmp_path):
+    path, _ = bench
+    missing = tmp_path / "none" / "r.json"
+    result = invoke(["leakage", str(tmp_path / "not-a-corpus"), "--against", str(path), "--report", str(missing)])
+    assert result.exit_code == 2
+    assert result.output == f"error: --report {missing}: no folder {tmp_path / 'none'} to write it in\n"
+    result = invoke(["leakage", str(corpus), "--against", str(path), "--report", str(tmp_path)])
+    assert result.exit_code == 2 and result.output == f"error: --report {tmp_path}: a folder, not a file\n"
+    report, full = tmp_path / "r.json", tmp_path / "full"
+    full.mkdir()
+    (full / "keep.txt").write_text("mine")
+    result = invoke(["leakage", str(corpus), "--against", str(path), "--report", str(report), "--drop-out", str(full)])
+    assert result.exit_code == 2
+    assert result.output == f"error: --drop-out {full}: the folder is not empty; give a new or empty folder\n"
+    assert not report.exists() and os.listdir(full) == ["keep.txt"]
+    inside_a_file = full / "keep.txt" / "clean"
+    result = invoke(["leakage", str(corpus), "--against", str(path), "--drop-out", str(inside_a_file)])
+    assert result.exit_code == 2 and result.output == f"error: --drop-out {inside_a_file}: {full / 'keep.txt'} is not a folder\n"
+
+
+def test_a_failed_check_keeps_its_own_exit_code(bench, tmp_path, monkeypatch):
+    def fail(*args, **kwargs):
+        raise TaskFactoryError("the corpus changed while it was read")
+
+    monkeypatch.setattr("taskfactory.leakage.check_leakage", fail)
+    result = invoke(["leakage", str(tmp_path), "--against", str(bench[0])])
+    assert result.exit_code == 1 and result.output == "error: the corpus changed while it was read\n"
+
+
+# --- hostile benchmark files (more in tests/adversarial/benchmarks/) ---------------------------
+
+def test_data_paths_must_stay_inside_the_benchmark(tmp_path):
+    outside = tmp_path / "outside.csv"
+    outside.write_text("x,y\n1,2\n3,4\n")
+    root = tmp_path / "bench"
+    (root / "items").mkdir(parents=True)
+    (root / "shared.csv").write_text("x,y\n1,2\n3,5\n")
+    (root / "link.csv").symlink_to(outside)
+    (root / "loop.csv").symlink_to(root / "loop.csv")
+    (root / "folder.csv").mkdir()
+    nested = write_jsonl(root / "items" / "b.jsonl", [{"id": "up", "data_path": "../shared.csv"}])
+    assert load_bench(root)[0].data_csv == "x,y\n1,2\n3,5\n"
+    with pytest.raises(BenchError) as err:
+        load_bench(nested)
+    assert str(err.value) == (f"{nested} line 1: item 'up' names a data file outside the benchmark's folder "
+                              f"{root / 'items'}: ../shared.csv")
+    nested.unlink()
+    refused = {
+        "link.csv": f"item 'a' names a data file outside the benchmark's folder {root}: link.csv",
+        "loop.csv": "item 'a' names a data file in a symlink loop: loop.csv",
+        "folder.csv": f"item 'a': {root / 'folder.csv'}: not a data file (a folder or special file)",
+        f"{outside}": f"item 'a' names a data file by an absolute path ({outside}); give it relative to the "
+                      f"benchmark's folder",
+    }
+    for data_path, message in refused.items():
+        path = write_jsonl(root / "b.jsonl", [{"id": "a", "data_path": data_path}])
+        with pytest.raises(BenchError) as err:
+            load_bench(root)
+        assert str(err.value) == f"{path} line 1: {message}"
+
+
+def test_data_files_larger_than_the_limit_are_refused(tmp_path, monkeypatch):
+    import taskfactory.leakage.bench as bench_module
+
+    monkeypatch.setattr(bench_module, "MAX_DATA_BYTES", 100)
+    (tmp_path / "big.csv").write_text("x\n" + "1.25\n" * 30)
+    path = write_jsonl(tmp_path / "b.jsonl", [{"id": "a", "data_path": "big.csv"}])
+    with pytest.raises(BenchError) as err:
+        load_bench(path)
+    assert str(err.value) == (f"{path} line 1: item 'a': {tmp_path / 'big.csv'}: the data file is 152 bytes, more "
+                              f"than the 100 bytes allowed")
+
+
+def test_a_dataset_the_csv_reader_refuses_is_named(corpus, tmp_path):
+    path = write_jsonl(tmp_path / "b.jsonl", [{"id": "wide", "data_csv": "x,y\n1," + "9" * 200_000 + "\n"}])
+    result = invoke(["leakage", str(corpus), "--against", str(path)])
+    assert result.exit_code == 2
+    assert result.output == (f"error: {path} line 1: item 'wide' has a dataset that is not readable CSV (field larger "
+                             f"than field limit (131072))\n")
+
+
+def test_benchmark_folders_with_symlink_loops_and_folders_named_like_files(tmp_path):
+    root = tmp_path / "b"
+    root.mkdir()
+    write_jsonl(root / "ok.jsonl", [{"id": "a", "question": "Do the groups differ?"}])
+    (root / "again").symlink_to(root)  # a folder loop: symlinked folders are not followed
+    (root / "empty.parquet").mkdir()
+    assert [it.id for it in load_bench(root)] == ["a"]
+    loop = root / "loop.jsonl"
+    loop.symlink_to(loop)
+    message = f"{loop}: not a regular file or folder (a broken or looping symlink, or a special file)"
+    for path in (root, loop):
+        with pytest.raises(BenchError) as err:
+            load_bench(path)
+        assert str(err.value) == message
+
+
+def test_parquet_benchmarks_with_nested_or_binary_values_are_refused(tmp_path):
+    path = tmp_path / "b.parquet"
+    pq.write_table(pa.table({"id": ["p1"], "question": [["not", "text"]]}), path)
+    with pytest.raises(BenchError) as err:
+        load_bench(path)
+    assert str(err.value) == f"{path} row 0: item 'p1' has a question that is not text (list)"
+    pq.write_table(pa.table({"id": pa.array([b"p1"], pa.binary()), "question": ["Do the groups differ?"]}), path)
+    with pytest.raises(BenchError) as err:
+        load_bench(path)
+    assert str(err.value) == f"{path} row 0: the id is not text or a whole number (bytes)"
+
+
+# --- fingerprints ----------------------------------------------------------------------
+
+FINGERPRINTS = """
+import json
+from taskfactory.leakage import text_key
+from taskfactory.leakage.data import row_hashes
+from taskfactory.leakage.text import ngrams, tokens
+toks = tokens("Is mean systolic blood pressure at 12 weeks different between the two treatment arms of the trial?")
+print(json.dumps([sorted(ngrams(toks, 8)), sorted(ngrams(toks, 13)), sorted(row_hashes("arm,sbp\\na,120\\nb,135.5\\n")),
+                  text_key({"context": "A trial.", "question": "Do the arms differ?"})]))
+"""
+
+
+def test_fingerprints_are_the_same_in_every_process():
+    runs = [subprocess.run([sys.executable, "-c", FINGERPRINTS], env={**os.environ, "PYTHONHASHSEED": seed},
+                           capture_output=True, text=True, check=True).stdout for seed in ("1", "2")]
+    grams8, grams13, rows, key = json.loads(runs[0])
+    assert len(grams8) == 10 and len(grams13) == 5 and len(rows) == 2 and isinstance(key, int)
+    assert runs[0] == runs[1]
+
+
+def test_ngram_fingerprints_tell_distinct_ngrams_apart():
+    toks = tokens("the mean of the two groups and the mean of the two arms and the mean of the two groups " * 3)
+    for n in (1, 8, 13):
+        assert len(ngrams(toks, n)) == len({tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)})
+    assert ngrams(toks[:7], 8) == set()

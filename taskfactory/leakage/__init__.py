@@ -14,32 +14,56 @@ it matched:
 - semantic (optional): cosine similarity of sentence embeddings.
 
 The corpus is streamed shard by shard; what is kept grows with the benchmark
-and with the corpus's distinct texts, not with its rows.
+and with the corpus's distinct texts, not with its rows. Every fingerprint
+(n-gram, row, text) is a stable 64-bit hash, the same in every process.
 """
 
 from __future__ import annotations
 
+import csv
 import json
+import numbers
 import time
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from datasketch import MinHashLSH
 
 from ..corpus import iter_records, load_manifest
+from ..errors import InputError
 from .bench import BenchError, Fields, Item, load_bench
 from .data import row_hashes
-from .text import NUM_PERM, content_set, jaccard, minhash, ngrams, tokens
+from .text import NUM_PERM, content_set, jaccard, minhash, ngrams, stable_hash, tokens
 
 COLUMNS = ["task_id", "data_id", "method", "scenario", "question", "context", "prompt", "data_csv",
            "data_dictionary"]
 KINDS = ("text-ngram", "text-minhash", "data-rows", "semantic")
+LEAST_COUNT = {"ngram13": 0, "data_min_rows": 1}  # thresholds that count, and their least value; the rest are shares
+
+
+def check_threshold(name: str, value, label: str | None = None) -> None:
+    """InputError naming ``label`` (default: ``threshold <name>``) and
+    ``value`` when ``value`` is outside the domain of the threshold ``name``:
+    a count is a whole number of at least its :data:`LEAST_COUNT`, any other
+    threshold a finite number from 0 to 1."""
+    if name in LEAST_COUNT:
+        least = LEAST_COUNT[name]
+        ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= least
+        problem = f"must be a whole number, {least} or more"
+    else:
+        ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 <= value <= 1
+        problem = "must be a number from 0 to 1"
+    if not ok:
+        shown = value if isinstance(value, numbers.Number) else repr(value)
+        raise InputError(f"{label or 'threshold ' + name} ({shown}) {problem}")
 
 
 @dataclass(frozen=True)
 class Thresholds:
-    """When a benchmark item counts as leaked."""
+    """When a benchmark item counts as leaked. Out-of-domain values (NaN, a
+    negative count, a share above 1) raise InputError rather than switch a
+    check off."""
 
     ngram8: float = 0.5         # share of the item's non-template 8-grams found in one task
     ngram13: int = 1            # non-template 13-grams shared with one task
@@ -48,6 +72,10 @@ class Thresholds:
     data_min_rows: int = 5      # ... and at least this many rows (all of them when the item has fewer)
     semantic: float = 0.9       # cosine with the nearest corpus text
     boilerplate: float = 0.05   # n-grams in more than this share of tasks, from 2+ scenarios, are template
+
+    def __post_init__(self):
+        for f in fields(self):
+            check_threshold(f.name, getattr(self, f.name))
 
 
 @dataclass
@@ -119,6 +147,22 @@ def _corpus_text(rec: dict) -> str:
     return f"{rec['context']}\n{rec['question']}"
 
 
+def text_key(rec: dict) -> int:
+    """The key of a corpus task's text (context and question) in
+    :attr:`LeakageReport.flagged_texts`."""
+    return stable_hash(_corpus_text(rec))
+
+
+def _bench_rows(item: Item) -> set[int]:
+    """The row hashes of a benchmark item's dataset (none without one)."""
+    if not item.data_csv:
+        return set()
+    try:
+        return row_hashes(item.data_csv)
+    except csv.Error as exc:
+        raise BenchError(f"{item.where}: item '{item.id}' has a dataset that is not readable CSV ({exc})") from None
+
+
 class _Ngrams:
     """The benchmark's 8- and 13-grams, and the corpus prompts' share of them.
 
@@ -183,7 +227,7 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
     for i, words in enumerate(bwords):
         if len(words) >= 3:
             lsh.insert(str(i), minhash(words))
-    brows = [row_hashes(it.data_csv) if it.data_csv else set() for it in items]
+    brows = [_bench_rows(it) for it in items]
     row_index = defaultdict(list)
     for i, rows in enumerate(brows):
         for h in rows:
@@ -198,9 +242,9 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
     for rec in iter_records(corpus, columns=COLUMNS):
         tasks += 1
         grams.count(grams.grams(rec["prompt"]), (rec["method"], rec["scenario"]))
-        text = _corpus_text(rec)
-        key = hash(text)
+        key = text_key(rec)
         if key not in texts:
+            text = _corpus_text(rec)
             texts[key] = _Text(text, rec["task_id"], (rec["method"], rec["scenario"]))
             words = content_set(tokens(text))
             for cand in lsh.query(minhash(words)) if words else ():
@@ -262,7 +306,7 @@ def _score_ngrams(corpus, grams: _Ngrams, reports, thr, flagged_texts) -> None:
                 r.ngram_task = r.ngram_task or rec["task_id"]
             hit |= thr.ngram13 > 0 and k >= thr.ngram13
         if hit:
-            flagged_texts.add(hash(_corpus_text(rec)))
+            flagged_texts.add(text_key(rec))
 
 
 def _score_semantic(texts, items, reports, thr, embed):

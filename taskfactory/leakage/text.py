@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+from functools import lru_cache
 
+import numpy as np
 from datasketch import MinHash
 
 NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
@@ -14,6 +17,16 @@ their there these this those to was were what when where whether which who will 
 per each any all between among more less about over under
 """.split())
 NUM_PERM = 128
+NGRAM_BASE = np.uint64(0x100000001B3)  # odd, so each of its powers is invertible modulo 2**64
+
+
+def stable_hash(text: str) -> int:
+    """A 64-bit fingerprint of ``text`` that is the same in every process
+    (blake2b; Python's ``hash`` of a string is salted per process)."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+_token_hash = lru_cache(maxsize=1 << 16)(stable_hash)
 
 
 def _number(match: re.Match) -> str:
@@ -38,8 +51,23 @@ def tokens(text: str) -> list[str]:
 
 
 def ngrams(toks: list[str], n: int) -> set[int]:
-    """Hashes of the word n-grams of a token list."""
-    return {hash(tuple(toks[i:i + n])) for i in range(len(toks) - n + 1)}
+    """Stable 64-bit fingerprints of the word n-grams of a token list.
+
+    An n-gram's fingerprint is the polynomial sum(h_k * B**(n-1-k)) modulo
+    2**64 of its tokens' :func:`stable_hash` values h_k, with an odd base B:
+    as each power of B is invertible, two n-grams that differ in any token
+    collide only when a blake2b value hits one number in 2**64. Computed for
+    all n-grams of a text at once, this costs less than hashing each n-gram.
+    """
+    count = len(toks) - n + 1
+    if count <= 0:
+        return set()
+    token_hashes = np.fromiter(map(_token_hash, toks), dtype=np.uint64, count=len(toks))
+    out = np.zeros(count, dtype=np.uint64)
+    for k in range(n):
+        out *= NGRAM_BASE
+        out += token_hashes[k:k + count]
+    return set(out.tolist())
 
 
 def content_set(toks: list[str]) -> frozenset[str]:
