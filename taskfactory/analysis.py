@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 
 from .condition import Condition
-from .errors import DataError, TaskFactoryError
+from .errors import DataError, InputError
 from .reference import role_columns
-from .registry import get_family
+from .registry import VALUE_KINDS, get_family
 from .result import TestResult
 
 
@@ -32,7 +32,7 @@ def prepare(family, data: pd.DataFrame, roles: dict, ranges: dict | None = None)
     cols = role_columns(family, roles)
     missing = [c for c in cols if c not in data.columns]
     if missing:
-        raise TaskFactoryError(f"data has no column '{missing[0]}' (role of {family.name}); columns: {', '.join(map(str, data.columns))}")
+        raise DataError(f"data has no column '{missing[0]}' (role of {family.name}); columns: {', '.join(map(str, data.columns))}")
     d = data
     if ranges:
         d = data.copy()
@@ -61,8 +61,61 @@ def run_test(family, condition, data: pd.DataFrame, ranges: dict | None = None, 
     return res
 
 
+def _check_arguments(family, data, roles, alpha, ranges) -> None:
+    """Refuse arguments :func:`analyse` cannot use, naming what is wrong."""
+    if not isinstance(data, pd.DataFrame):
+        raise InputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    if not isinstance(roles, dict):
+        raise InputError(f"roles must be a mapping of role to column, got {type(roles).__name__}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise InputError(f"alpha ({alpha!r}) must be a number between 0 and 1")
+    lacking = [r for r in family.roles if r not in roles]
+    if lacking:
+        raise InputError(f"roles lack '{lacking[0]}'; {family.name} needs {', '.join(family.roles)}")
+    unknown = sorted(set(map(str, roles)) - set(family.roles))
+    if unknown:
+        raise InputError(f"unknown role '{unknown[0]}' for {family.name}; allowed: {', '.join(family.roles)}")
+    duplicated = data.columns[data.columns.duplicated()]
+    if len(duplicated):
+        raise DataError(f"data has the column '{duplicated[0]}' more than once")
+    for role, kind in family.roles.items():
+        value = roles[role]
+        if kind == "value":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise InputError(f"role '{role}' must be a finite number, got {value!r}")
+        elif kind == "level":
+            if not isinstance(value, str) or not value:
+                raise InputError(f"role '{role}' must be a level (text), got {value!r}")
+        elif kind.endswith("list"):
+            if not (isinstance(value, list) and value and all(isinstance(c, str) for c in value)):
+                raise InputError(f"role '{role}' must be a non-empty list of column names, got {value!r}")
+        elif not isinstance(value, str):
+            raise InputError(f"role '{role}' must be a column name, got {value!r}")
+    for role, kind in family.roles.items():
+        if kind in VALUE_KINDS or not kind.startswith("numeric"):
+            continue
+        value = roles[role]
+        for col in value if isinstance(value, list) else [value]:
+            if col not in data.columns:
+                continue  # prepare() names it
+            column = data[col]
+            if pd.api.types.is_bool_dtype(column) or not pd.api.types.is_numeric_dtype(column):
+                bad = next((v for v in column if isinstance(v, bool) or not isinstance(v, (int, float, np.number))),
+                           None)
+                raise DataError(f"column '{col}' (role '{role}') must hold numbers; it holds {bad!r}")
+    if ranges is None:
+        return
+    if not isinstance(ranges, dict):
+        raise InputError(f"ranges must be a mapping of column to (low, high), got {type(ranges).__name__}")
+    for col, bounds in ranges.items():
+        ok = isinstance(bounds, (list, tuple)) and len(bounds) == 2 and all(
+            isinstance(b, (int, float)) and not isinstance(b, bool) and math.isfinite(b) for b in bounds)
+        if not ok or not bounds[0] < bounds[1]:
+            raise InputError(f"range of '{col}' must be (low, high) with finite low < high, got {bounds!r}")
+
+
 def analyse(method: str, data: pd.DataFrame, roles: dict, alpha: float = 0.05, ranges: dict | None = None) -> TestResult:
-    """Run ``method``'s canonical test on any data frame.
+    """Run ``method``'s canonical test on any data frame, as R's call would.
 
     ``roles`` maps the family's roles (see ``taskfactory methods``) to column
     names or reference values, e.g. ``{"outcome": "sbp", "group": "arm"}``.
@@ -71,13 +124,16 @@ def analyse(method: str, data: pd.DataFrame, roles: dict, alpha: float = 0.05, r
     columns are dropped. Example::
 
         >>> taskfactory.analyse("welch_t", df, {"outcome": "sbp", "group": "arm"}).pvalue
+
+    Raises :class:`~taskfactory.errors.InputError` for arguments it cannot use
+    (an unknown method; roles that are missing, unknown or of the wrong kind;
+    ``data`` that is not a DataFrame; ``alpha`` outside (0, 1); malformed
+    ``ranges``) and its subclass :class:`~taskfactory.errors.DataError` for
+    data that cannot give a reliable result (text in a numeric column, a column
+    named twice or missing, too few rows, no variation). Both are
+    :class:`~taskfactory.errors.TaskFactoryError`.
     """
     family = get_family(method)
-    lacking = [r for r in family.roles if r not in roles]
-    if lacking:
-        raise TaskFactoryError(f"roles lack '{lacking[0]}'; {method} needs {', '.join(family.roles)}")
-    unknown = sorted(set(roles) - set(family.roles))
-    if unknown:
-        raise TaskFactoryError(f"unknown role '{unknown[0]}' for {method}; allowed: {', '.join(family.roles)}")
+    _check_arguments(family, data, roles, alpha, ranges)
     condition = Condition(method=method, roles=dict(roles), alpha=alpha)
     return run_test(family, condition, data, ranges)

@@ -50,7 +50,7 @@ def test_scenarios_of_a_method_and_of_an_unknown_one():
     ok = CliRunner().invoke(main, ["scenarios", "welch_t"])
     assert ok.exit_code == 0 and ok.output.startswith("bp_trial")
     bad = CliRunner().invoke(main, ["scenarios", "welch"])
-    assert bad.exit_code == 1
+    assert bad.exit_code == 2
     assert bad.output == f"error: unknown method 'welch'; allowed: {', '.join(f.name for f in tf.families())}\n"
 
 
