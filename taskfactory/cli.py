@@ -113,21 +113,38 @@ def inspect(corpus, task_id, method, rows, as_json):
 @click.argument("corpus", type=click.Path(file_okay=False))
 @click.option("--sample", default=None, type=click.IntRange(min=1), help="Check this many tasks (default: all).")
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
-              help="Script batches run at once.")
+              help="Chunks of tasks checked at once.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the sample.")
-def verify(corpus, sample, jobs, seed):
-    """Prove that a CORPUS reproduces: shards match manifest.json, each sampled
-    task's script rewrites its CSV byte for byte in a fresh interpreter, and
-    the canonical analysis of the CSV gives the stored gold. Exits 1 on any
-    difference, naming the task or shard and what differed.
+@click.option("--timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Wall seconds each script may run.")
+@click.option("--memory-mb", default=2048, show_default=True, type=click.IntRange(min=256),
+              help="Address space each script interpreter may use, in MB.")
+def verify(corpus, sample, jobs, seed, timeout, memory_mb):
+    """Prove that a CORPUS reproduces.
+
+    Checks that the shards and files match manifest.json, that task ids are
+    well formed and unique, and that each sampled task's record, re-derived
+    from its coordinates with this taskfactory, matches field by field (CSV,
+    gold, naive test, trap, prompt, reference code, script).
+
+    What it executes: each task's script, and only when it is byte for byte
+    the script this taskfactory emits for that task (a script that differs is
+    a failure and is never run). It runs in a fresh isolated Python
+    interpreter with an empty environment, in a throwaway folder, with
+    --timeout seconds and --memory-mb of address space per script, and writes
+    only the CSV it regenerates there.
+
+    Exits 1 naming each task, shard or file that differs and what differed.
 
     Example:
 
         taskfactory verify corpus/ --sample 200 --jobs 2
     """
+    from .sandbox import Limits
     from .verify import format_report, verify as run_verify
 
-    report = run_verify(corpus, sample=sample, jobs=jobs, seed=seed)
+    report = run_verify(corpus, sample=sample, jobs=jobs, seed=seed,
+                        limits=Limits(seconds=timeout, memory_mb=memory_mb))
     click.echo(format_report(report))
     if not report.ok:
         sys.exit(1)
@@ -137,9 +154,10 @@ def verify(corpus, sample, jobs, seed):
 @click.argument("corpus", type=click.Path(file_okay=False))
 @click.option("--against", "benches", multiple=True, required=True,
               help="Benchmark: a Parquet or JSONL file, or a folder of them. Repeat for several.")
-@click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write every item's scores as JSON.")
-@click.option("--drop-out", "drop_dir", type=click.Path(file_okay=False),
-              help="Write the corpus without the flagged tasks (and their data_id siblings) here.")
+@click.option("--report", "report_path", type=click.Path(), help="Write every item's scores as JSON.")
+@click.option("--drop-out", "drop_dir", type=click.Path(),
+              help="Write the corpus without the flagged tasks (and their data_id siblings) into this new or empty "
+                   "folder.")
 @click.option("--fail-on", type=click.Choice(["any", "none"]), default="any", show_default=True,
               help="Exit 1 when any item is flagged, or never.")
 @click.option("--semantic", is_flag=True, help="Add embedding similarity (needs taskfactory[embed]).")
@@ -166,28 +184,30 @@ def leakage(corpus, benches, report_path, drop_dir, fail_on, semantic, id_field,
 
         taskfactory leakage corpus/ --against bench/pbench.jsonl --report leak.json --drop-out clean/
     """
-    from .leakage import Thresholds, check_leakage
+    from .corpus import atomic_write_text
+    from .leakage import Thresholds, check_leakage, check_output_paths, check_threshold
     from .leakage.bench import Fields
     from .leakage.dropout import drop_out
     from .leakage.report import format_report
 
+    given = {"ngram8": ("--ngram8", ngram8), "ngram13": ("--ngram13", ngram13), "jaccard": ("--jaccard", jaccard),
+             "data": ("--data-share", data_share), "semantic": ("--semantic-threshold", semantic_threshold),
+             "boilerplate": ("--boilerplate", boilerplate)}
+    for name, (option, value) in given.items():
+        check_threshold(name, value, option)
+    thr = Thresholds(**{name: value for name, (_, value) in given.items()})
+    check_output_paths(report_path, drop_dir)
     defaults = Fields()
     fields = Fields(id=id_field or defaults.id, question=question_field or defaults.question,
                     context=context_field or defaults.context, data=data_field or defaults.data)
-    thr = Thresholds(ngram8=ngram8, ngram13=ngram13, jaccard=jaccard, data=data_share,
-                     semantic=semantic_threshold, boilerplate=boilerplate)
-    try:
-        report = check_leakage(corpus, list(benches), fields=fields, thresholds=thr, semantic=semantic)
-        if report_path:
-            Path(report_path).write_text(json.dumps(report.to_json(), indent=1) + "\n")
-        click.echo(format_report(report))
-        if drop_dir:
-            new = drop_out(corpus, drop_dir, report)
-            click.echo(f"wrote {drop_dir}: {new['counts']['tasks']} tasks "
-                       f"({new['leakage_filter']['dropped_tasks']} dropped)")
-    except TaskFactoryError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    report = check_leakage(corpus, list(benches), fields=fields, thresholds=thr, semantic=semantic)
+    if report_path:
+        atomic_write_text(Path(report_path), json.dumps(report.to_json(), indent=1) + "\n")
+    click.echo(format_report(report))
+    if drop_dir:
+        new = drop_out(corpus, drop_dir, report)
+        click.echo(f"wrote {drop_dir}: {new['counts']['tasks']} tasks "
+                   f"({new['leakage_filter']['dropped_tasks']} dropped)")
     if report.flagged and fail_on == "any":
         sys.exit(1)
 

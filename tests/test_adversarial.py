@@ -37,7 +37,8 @@ from taskfactory.cli import main
 from taskfactory.errors import InputError, ScenarioError
 from taskfactory.readers import load_yaml
 from taskfactory.scenarios import scenario_root
-from taskfactory.shards import sha256_file, write_shard
+from taskfactory.corpus import sha256_file
+from taskfactory.shards import write_shard
 
 HERE = Path(__file__).resolve().parent / "adversarial"
 
@@ -166,6 +167,10 @@ def mutate(corpus: Path, steps: list[dict]) -> dict:
             (corpus / arg["path"]).write_text(arg["text"], encoding="utf-8")
         elif op == "write_hex":
             (corpus / arg["path"]).write_bytes(bytes.fromhex(arg["hex"]))
+        elif op == "symlink":
+            (corpus / arg["path"]).symlink_to(arg["target"])
+        elif op == "mkdir":
+            (corpus / arg).mkdir(parents=True)
         elif op == "delete":
             target = corpus / arg
             shutil.rmtree(target) if target.is_dir() else target.unlink()

@@ -329,3 +329,21 @@ def _score_semantic(texts, items, reports, thr, embed):
     summary = {"bench_to_corpus_top5": result["bench_to_corpus_top5"],
                "corpus_to_corpus_top5": result["corpus_to_corpus_top5"], "corpus_texts": len(corpus_infos)}
     return summary, flagged
+
+
+def check_output_paths(report_path=None, drop_dir=None) -> None:
+    """Raise :class:`InputError` before any work when the ``--report`` file or
+    the ``--drop-out`` folder of a leakage check cannot be written."""
+    if report_path:
+        target = Path(report_path)
+        if target.is_dir():
+            raise InputError(f"--report {report_path}: a folder, not a file")
+        if not target.parent.is_dir():
+            raise InputError(f"--report {report_path}: no folder {target.parent} to write it in")
+    if drop_dir:
+        out = Path(drop_dir)
+        existing = next((p for p in (out, *out.parents) if p.exists()), out)
+        if not existing.is_dir():
+            raise InputError(f"--drop-out {drop_dir}: {existing} is not a folder")
+        if existing == out and any(out.iterdir()):
+            raise InputError(f"--drop-out {drop_dir}: the folder is not empty; give a new or empty folder")
