@@ -13,6 +13,7 @@ import importlib
 import json
 import os
 import shutil
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -127,8 +128,11 @@ def _open_out(out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create output folder {out}: {exc.strerror or exc}") from None
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise InputError(f"output folder {out} is not writable")
+    try:  # try it: permission bits say nothing to root or on a read-only file system
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        raise InputError(f"output folder {out} is not writable: {exc.strerror or exc}") from None
 
 
 def _prepare_out(out: Path, g: Grid, p: Plan, resume: bool, overwrite: bool) -> bool:

@@ -298,3 +298,14 @@ def test_plan_warns_when_a_worker_would_need_more_memory_than_the_budget(monkeyp
         f"warning: the largest datasets need about {need / 2**30:.1f} GB of memory per worker "
         f"({2 * need / 2**30:.1f} GB with --jobs 2); more than the 0.2 GB budget per worker, so lower n "
         "or --jobs if the machine has less")
+
+
+def test_an_output_folder_that_cannot_be_written_is_refused(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(importlib.import_module("taskfactory.build").tempfile, "TemporaryFile", refuse)
+    result = CliRunner().invoke(main, ["build", json_grid(tmp_path), "-o", str(tmp_path / "c")])
+    assert result.exit_code == 2
+    assert result.output == f"error: output folder {tmp_path / 'c'} is not writable: Permission denied\n"
+    assert list((tmp_path / "c").iterdir()) == []
