@@ -235,12 +235,26 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
         manifest = finalize(out, g, p)
     summary = BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
                            len(manifest["shards"]), skipped, time.perf_counter() - start, manifest)
-    if summary.tasks == 0:
-        reasons = manifest["counts"]["rejected_reasons"]
-        top = f"; most common reason: {next(iter(reasons))}" if reasons else ""
-        raise TaskFactoryError(f"the build released no tasks: all {summary.rejected} were rejected (see "
-                               f"{out / REJECTED}){top}")
+    _check_rejects(out, g, manifest["counts"])
     return summary
+
+
+def _check_rejects(out: Path, g: Grid, counts: dict) -> None:
+    """Raise :class:`TaskFactoryError` (exit 1) when the build released no task,
+    or when a family's rejected share exceeds the grid's ``max_reject_share``:
+    a gold that fails that often says the family or its scenarios are wrong."""
+    if counts["tasks"] == 0:
+        reasons = counts["rejected_reasons"]
+        top = f"; most common reason: {next(iter(reasons))}" if reasons else ""
+        raise TaskFactoryError(f"the build released no tasks: all {counts['rejected']} were rejected (see "
+                               f"{out / REJECTED}){top}")
+    for method, rejected in sorted(counts["rejected_by_method"].items()):
+        total = rejected + counts["by_method"].get(method, 0)
+        if rejected > g.max_reject_share * total:
+            top = "; ".join(f"{reason} ({k})" for reason, k in counts["rejected_reasons_by_method"][method].items())
+            raise TaskFactoryError(
+                f"{method}: {rejected} of {total} tasks ({100 * rejected / total:.1f} %) were rejected, more than "
+                f"max_reject_share ({100 * g.max_reject_share:g} %); most common: {top}; all are in {out / REJECTED}")
 
 
 def _run_shards(out: Path, g: Grid, p: Plan, jobs: int, backend: str, address: str | None, progress: bool,
@@ -290,7 +304,7 @@ def finalize(out: Path, g: Grid, p: Plan) -> dict:
     """Merge rejects, count the shards, write manifest and card, drop the state."""
     state = out / STATE
     names = {split: p.shard_names(split) for split in g.splits()}
-    rejects, by_method, reasons = [], Counter(), Counter()
+    rejects, by_method, reasons, method_reasons = [], Counter(), Counter(), {}
     for split in g.splits():
         for name in names[split]:
             rej_path = state / f"{name}.rejects.jsonl"
@@ -301,11 +315,13 @@ def finalize(out: Path, g: Grid, p: Plan) -> dict:
                 entry = json.loads(line)
                 by_method[entry["method"]] += 1
                 reasons[_reason(entry["reasons"][-1])] += 1
+                method_reasons.setdefault(entry["method"], Counter())[_reason(entry["reasons"][-1])] += 1
     corpus.write_state_plan(out, g.sha256, g.normalized(), _all_shards(g, p), finalizing=True)
     counts, shards = corpus.count_shards(out, names)
     counts["rejected"] = len(rejects)
     counts["rejected_by_method"] = by_method
     counts["rejected_reasons"] = dict(reasons.most_common(10))
+    counts["rejected_reasons_by_method"] = {m: dict(c.most_common(3)) for m, c in sorted(method_reasons.items())}
     atomic_write_text(out / REJECTED, "".join(line + "\n" for line in rejects))
     manifest = {
         "format": corpus.FORMAT,

@@ -55,8 +55,10 @@ def build(grid, out, jobs, resume, overwrite, backend, address, progress):
 
     s = run_build(grid, out, jobs=jobs, resume=resume, overwrite=overwrite, progress=progress,
                   backend=backend, address=address)
+    by_method = s.manifest["counts"]["rejected_by_method"]
+    per_method = f" ({', '.join(f'{m}: {k}' for m, k in sorted(by_method.items()))})" if by_method else ""
     click.echo(f"built {s.tasks} tasks in {s.shards} shard(s) ({s.skipped_shards} resumed) into {s.out} "
-               f"in {s.seconds:.1f} s ({s.tasks_per_second:.1f} tasks/s); rejected: {s.rejected}; "
+               f"in {s.seconds:.1f} s ({s.tasks_per_second:.1f} tasks/s); rejected: {s.rejected}{per_method}; "
                f"traps: {s.manifest['counts']['traps']}")
 
 

@@ -26,7 +26,7 @@ from .registry import family_names, get_family
 from .scenarios import load_scenarios
 
 KEYS = ("name", "seed", "alpha", "methods", "scenarios", "n", "effects", "prompt_styles", "perturbations",
-        "seeds", "exclude", "split", "shard_rows", "max_tasks")
+        "seeds", "exclude", "split", "shard_rows", "max_tasks", "max_reject_share")
 REQUIRED = ("seed", "methods", "n")
 EXCLUDE_KEYS = ("method", "scenario", "n", "effect", "perturbation", "seed", "prompt_style")
 CELL_KEYS = ("method", "scenario", "n", "effect", "perturbation")
@@ -37,6 +37,7 @@ MAX_SAMPLE_SIZES = 1000
 MAX_EFFECTS = 100
 MAX_EXCLUDE_RULES = 1000
 DEFAULT_MAX_TASKS = 100_000_000
+DEFAULT_MAX_REJECT_SHARE = 0.02
 
 
 class CellSeeds(NamedTuple):
@@ -96,13 +97,16 @@ class Grid:
     shard_rows: int = 1000
     alpha: float = 0.05
     max_tasks: int = DEFAULT_MAX_TASKS
+    max_reject_share: float = DEFAULT_MAX_REJECT_SHARE
     source: str = field(default="<grid>", compare=False)
 
     def normalized(self) -> dict:
         """The grid as canonical plain data (what its sha256 covers); ``max_tasks``
-        appears only when it is not the default, so that setting it to the
-        default keeps the grid's hash."""
+        and ``max_reject_share`` appear only when they are not the default, so
+        that setting one to its default keeps the grid's hash."""
         extra = {"max_tasks": self.max_tasks} if self.max_tasks != DEFAULT_MAX_TASKS else {}
+        if self.max_reject_share != DEFAULT_MAX_REJECT_SHARE:
+            extra["max_reject_share"] = self.max_reject_share
         return {
             "name": self.name, "seed": self.seed, "alpha": self.alpha, "methods": list(self.methods),
             "scenarios": {m: list(s) for m, s in self.scenarios.items()}, "n": list(self.n),
@@ -375,6 +379,9 @@ def load_grid(grid, source: str | None = None) -> Grid:
     max_tasks = raw.get("max_tasks", DEFAULT_MAX_TASKS)
     if not _is_int(max_tasks) or max_tasks < 1:
         _err(source, "max_tasks", f"must be a positive integer, got {max_tasks!r}")
+    max_reject = raw.get("max_reject_share", DEFAULT_MAX_REJECT_SHARE)
+    if isinstance(max_reject, bool) or not isinstance(max_reject, (int, float)) or not 0 <= max_reject <= 1:
+        _err(source, "max_reject_share", f"must be a fraction from 0 to 1, got {max_reject!r}")
 
     allowed_values = {"method": methods, "n": tuple(ns), "effect": tuple(names), "perturbation": perts,
                       "prompt_style": styles,
@@ -426,7 +433,7 @@ def load_grid(grid, source: str | None = None) -> Grid:
 
     g = Grid(name=name.strip(), seed=seed, methods=methods, scenarios=scenarios, n=tuple(ns), effects=effects,
              prompt_styles=styles, perturbations=perts, seeds=seeds, exclude=tuple(exclude), split=split,
-             shard_rows=shard_rows, alpha=float(alpha), max_tasks=max_tasks, source=source)
+             shard_rows=shard_rows, alpha=float(alpha), max_tasks=max_tasks, max_reject_share=float(max_reject), source=source)
 
     for method in methods:
         fam = get_family(method)

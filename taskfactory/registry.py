@@ -36,6 +36,10 @@ class Family:
     with the roles (``{outcome}``, ``{group}`` ...): the R code must leave the
     test in ``res`` (its p-value at ``r_pvalue``), the Python code must set
     ``p_value``. The data frame is ``d`` in both.
+
+    ``retry_on`` names exceptions, beside :class:`DataError` and warnings, that
+    mean "this dataset cannot give a reliable gold" and send a task to its next
+    attempt; any other exception stops the build.
     """
 
     name: str
@@ -64,6 +68,7 @@ class Family:
     effect_bounds: tuple = (-math.inf, math.inf)
     complete_case: bool = True
     cost: float = 1.0
+    retry_on: tuple = ()
 
     def check_scenario(self, scen) -> None:
         """Raise :class:`ScenarioError` unless ``scen`` gives what this family needs.

@@ -7,8 +7,10 @@ The pipeline for a dataset (shared by its prompt styles) is:
 3. ``generate`` the data and format it as the released CSV text;
 4. parse the CSV back and run the canonical and the naive tests on it.
 
-A :class:`DataError`, or any warning or exception on the way, sends the task to
-its next attempt (a fresh stream); after ``MAX_ATTEMPTS`` it is rejected.
+A data problem on the way (a :class:`DataError`, a warning, or one of the
+family's declared ``retry_on`` exceptions) sends the task to its next attempt
+(a fresh stream); after ``MAX_ATTEMPTS`` it is rejected. Any other exception
+is a programming error and propagates: it stops the build.
 """
 
 from __future__ import annotations
@@ -164,7 +166,7 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                            n_impossible_values=impossible,
                            reference_r=reference_r(family, cond.roles, ranges, cond.data_filename),
                            reference_py=reference_py(family, cond.roles, ranges, cond.data_filename))
-        except Exception as exc:  # noqa: BLE001 - one bad task must never stop a build
+        except (DataError, Warning, *family.retry_on) as exc:
             reasons.append(f"attempt {attempt}: {type(exc).__name__}: {exc}")
     return Rejected(data_id=data_id, reasons=reasons)
 

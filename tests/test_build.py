@@ -159,7 +159,7 @@ def test_failing_tasks_are_retried_then_rejected(tmp_path, monkeypatch):
         return fam.analyse(condition, data)
 
     monkeypatch.setitem(registry._REGISTRY, "welch_t", dataclasses.replace(fam, analyse=analyse))
-    grid = {**GRID, "split": None, "shard_rows": 1000}
+    grid = {**GRID, "split": None, "shard_rows": 1000, "max_reject_share": 0.5}
     summary = tf.build(grid, tmp_path / "c")
     rejected = [json.loads(line) for line in (tmp_path / "c/rejected.jsonl").read_text().splitlines()]
     assert summary.rejected == len(rejected) == 72 and summary.tasks == 72
@@ -309,3 +309,36 @@ def test_an_output_folder_that_cannot_be_written_is_refused(tmp_path, monkeypatc
     assert result.exit_code == 2
     assert result.output == f"error: output folder {tmp_path / 'c'} is not writable: Permission denied\n"
     assert list((tmp_path / "c").iterdir()) == []
+
+
+def test_a_programming_error_in_a_family_stops_the_build_with_its_traceback(tmp_path, monkeypatch):
+    fam = registry.get_family("welch_t")
+
+    def analyse(condition, data):
+        return {}["no such key"]
+
+    monkeypatch.setitem(registry._REGISTRY, "welch_t", dataclasses.replace(fam, analyse=analyse))
+    result = CliRunner().invoke(main, ["build", json_grid(tmp_path), "-o", str(tmp_path / "c")])
+    assert result.exit_code == 1
+    assert isinstance(result.exception, KeyError) and result.exception.args == ("no such key",)
+    assert not (tmp_path / "c" / "manifest.json").exists()
+
+
+def test_a_family_that_rejects_too_many_tasks_fails_the_build(tmp_path, monkeypatch):
+    fam = registry.get_family("welch_t")
+
+    def analyse(condition, data):
+        if condition.scenario == "wage_training":  # one scenario of six: a sixth of the tasks
+            raise DataError("unlucky scenario")
+        return fam.analyse(condition, data)
+
+    monkeypatch.setitem(registry._REGISTRY, "welch_t", dataclasses.replace(fam, analyse=analyse))
+    grid = {"seed": 1, "methods": ["welch_t"], "n": [40], "effects": ["medium"], "seeds": 10,
+            "prompt_styles": ["basic"]}
+    result = CliRunner().invoke(main, ["build", json_grid(tmp_path, grid), "-o", str(tmp_path / "c")])
+    manifest = json.loads((tmp_path / "c" / "manifest.json").read_text())
+    assert result.exit_code == 1 and manifest["counts"]["rejected_by_method"] == {"welch_t": 10}
+    assert result.output.splitlines()[-1] == (
+        "error: welch_t: 10 of 60 tasks (16.7 %) were rejected, more than max_reject_share (2 %); most common: "
+        f"DataError: unlucky scenario (10); all are in {tmp_path / 'c' / 'rejected.jsonl'}")
+    assert len((tmp_path / "c" / "rejected.jsonl").read_text().splitlines()) == 10

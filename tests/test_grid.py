@@ -23,7 +23,7 @@ CASES = [
     ("not a mapping", "- 1\n- 2\n", "the grid must be a YAML mapping of keys to values"),
     ("bad yaml", "seed: [1\n", None),
     ("unknown key", GOOD + "metods: [welch_t]\n",
-     "unknown key 'metods'; allowed: alpha, effects, exclude, max_tasks, methods, n, name, perturbations, "
+     "unknown key 'metods'; allowed: alpha, effects, exclude, max_reject_share, max_tasks, methods, n, name, perturbations, "
      "prompt_styles, scenarios, seed, seeds, shard_rows, split"),
     ("missing seed", "methods: [welch_t]\nn: [30]\n", "missing required key 'seed'"),
     ("unknown method", "seed: 1\nmethods: [welch_tt]\nn: [30]\n", None),
