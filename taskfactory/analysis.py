@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import io
 import math
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 from .condition import Condition
 from .errors import DataError, InputError
@@ -16,14 +18,47 @@ from .registry import VALUE_KINDS, get_family
 from .result import TestResult
 
 
-def read_csv_text(text: str) -> pd.DataFrame:
-    """Parse released CSV text as R's ``read.csv(f, na.strings = "")`` does.
+# R's type.convert reads these as logicals; no other text is special.
+R_TRUE = ["TRUE", "True", "true", "T"]
+R_FALSE = ["FALSE", "False", "false", "F"]
+R_INTEGER_MAX = 2**31 - 1
 
-    Blank cells are missing; every other cell keeps its text; numbers are
-    parsed with correct rounding (``float_precision="round_trip"``), so the
-    doubles are the ones R reads.
+
+def read_csv_text(text: str) -> pd.DataFrame:
+    """Parse released CSV text into the values R's ``read.csv(f, na.strings = "")`` reads.
+
+    Blank cells are missing and no other text is (``NA`` stays text). Numbers
+    are parsed with correct rounding (Arrow's parser), so every double equals
+    the one R reads: the nearest double to the decimal text. A column of whole
+    numbers is integer when all fit R's 32-bit integers, else double (as R's
+    ``type.convert`` makes it); a column of blanks only is missing numbers; a
+    column with any other text is text (dates and times included).
     """
-    return pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""], float_precision="round_trip")
+    data = pa.py_buffer(text.encode("utf-8"))
+
+    def read(types: dict):
+        options = pacsv.ConvertOptions(null_values=[""], strings_can_be_null=True, quoted_strings_can_be_null=False,
+                                       true_values=R_TRUE, false_values=R_FALSE, column_types=types)
+        return pacsv.read_csv(data, convert_options=options, read_options=pacsv.ReadOptions(use_threads=False))
+
+    table = read({})
+    temporal = {f.name: pa.string() for f in table.schema if pa.types.is_temporal(f.type)}
+    if temporal:
+        table = read(temporal)
+    columns = []
+    for field, column in zip(table.schema, table.columns):
+        if pa.types.is_null(field.type):
+            column = column.cast(pa.float64())
+        elif pa.types.is_integer(field.type):
+            low, high = pc.min(column).as_py(), pc.max(column).as_py()
+            if low is not None and max(-low, high) > R_INTEGER_MAX:
+                column = column.cast(pa.float64(), safe=False)  # to the nearest double, as R
+        columns.append(column)
+    frame = pa.table(columns, names=table.column_names).to_pandas()
+    for field, column in zip(table.schema, columns):
+        if pa.types.is_string(field.type) and column.null_count:
+            frame[field.name] = frame[field.name].where(frame[field.name].notna(), np.nan)  # missing text: NaN
+    return frame
 
 
 def prepare(family, data: pd.DataFrame, roles: dict, ranges: dict | None = None) -> pd.DataFrame:

@@ -65,7 +65,7 @@ def reference_r(family, roles: dict, ranges: dict, data_filename: str) -> str:
 def reference_py(family, roles: dict, ranges: dict, data_filename: str) -> str:
     cols = role_columns(family, roles)
     lines = [f"# Canonical analysis: {family.title}", f"# R call: {family.canonical}", "import pandas as pd", "",
-             f'd = pd.read_csv("{data_filename}", keep_default_na=False, na_values=[""], float_precision="round_trip")']
+             f'd = pd.read_csv("{data_filename}", keep_default_na=False, na_values=[""])']
     for col in cols:
         if col in ranges:
             lo, hi = ranges[col]
