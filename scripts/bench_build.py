@@ -42,7 +42,7 @@ def bare_fit_seconds(corpus: Path) -> tuple[float, dict]:
         data = prepare(fam, read_csv_text(rec["data_csv"]), roles, ranges)
         start = time.perf_counter()
         fam.analyse(cond, data)
-        if fam.naive:
+        if fam.naive_method:
             fam.naive(cond, data)
         per_method[rec["method"]] += time.perf_counter() - start
     return sum(per_method.values()), dict(per_method)

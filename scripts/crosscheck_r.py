@@ -25,12 +25,13 @@ from collections import defaultdict
 from pathlib import Path
 
 from taskfactory.corpus import iter_records
-from taskfactory.reference import fill, role_columns
+from taskfactory.reference import fill, handling_r
 from taskfactory.registry import get_family
+from taskfactory.scenarios import get_scenario
 from taskfactory.result import z_of_p
 
 TOLERANCE = 0.01
-COLUMNS = ["task_id", "data_id", "method", "perturbation", "data_csv", "data_dictionary", "roles", "gold_p"]
+COLUMNS = ["task_id", "data_id", "method", "scenario", "perturbation", "data_csv", "gold_p"]
 
 
 def r_string(text: str) -> str:
@@ -55,18 +56,14 @@ def sample_tasks(corpus: str, per_method: int, seed: int) -> list[dict]:
 
 
 def r_block(task: dict, csv_path: Path) -> str:
+    """R code computing the task's p-value on its CSV, with the canonical
+    handling and call taken from taskfactory's family and scenario (never from
+    the record, so a corpus cannot put code into the R script)."""
     family = get_family(task["method"])
-    roles = json.loads(task["roles"])
-    cols = role_columns(family, roles)
+    scen = get_scenario(task["method"], task["scenario"])
     lines = [f"d <- read.csv({r_string(str(csv_path))}, na.strings = \"\")"]
-    for entry in json.loads(task["data_dictionary"]):
-        if entry["type"] in ("numeric", "integer") and entry.get("range"):
-            name, (lo, hi) = entry["name"], entry["range"]
-            lines.append(f"d[[{r_string(name)}]][!is.na(d[[{r_string(name)}]]) & (d[[{r_string(name)}]] < {lo!r} | "
-                         f"d[[{r_string(name)}]] > {hi!r})] <- NA")
-    if family.complete_case:
-        lines.append("d <- d[complete.cases(d[, c(" + ", ".join(r_string(c) for c in cols) + ")]), ]")
-    lines.append(fill(family.r_code, roles, "r"))
+    lines += handling_r(family, scen.roles, scen.ranges())
+    lines.append(fill(family.r_code, scen.roles, "r"))
     lines.append(f"p <- {family.r_pvalue}")
     body = "\n    ".join(lines)
     tid = r_string(task["task_id"])
@@ -76,10 +73,8 @@ def r_block(task: dict, csv_path: Path) -> str:
 
 
 def run_r(tasks: list[dict], workdir: Path) -> dict[str, str]:
-    packages = sorted({pkg for t in tasks for pkg in get_family(t["method"]).r_packages})
     out_file = workdir / "r_pvalues.txt"
     parts = [f"out <- {r_string(str(out_file))}", "invisible(file.create(out))"]
-    parts += [f"suppressPackageStartupMessages(library({pkg}))" for pkg in packages]
     for i, task in enumerate(tasks):
         csv_path = workdir / f"{i:05d}.csv"
         csv_path.write_text(task["data_csv"], encoding="utf-8")

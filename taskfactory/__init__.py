@@ -15,7 +15,8 @@ from .build import BuildSummary, build
 from .errors import CorpusError, DataError, GridError, ScenarioError, TaskFactoryError
 from .grid import Grid, load_grid
 from .plan import Plan, plan
-from .registry import Family, families, get_family
+from .family import Family
+from .registry import families, get_family
 from .result import TestResult, z_of_p
 from .scenarios import load_scenarios
 from .verify import VerifyReport, verify

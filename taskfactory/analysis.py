@@ -13,8 +13,7 @@ import pyarrow.csv as pacsv
 
 from .condition import Condition
 from .errors import DataError, InputError
-from .reference import role_columns
-from .registry import VALUE_KINDS, get_family
+from .registry import get_family
 from .result import TestResult
 
 
@@ -62,9 +61,10 @@ def read_csv_text(text: str) -> pd.DataFrame:
 
 
 def prepare(family, data: pd.DataFrame, roles: dict, ranges: dict | None = None) -> pd.DataFrame:
-    """The canonical handling: out-of-range values become missing, then
-    complete cases on the test's columns (unless the family does its own)."""
-    cols = role_columns(family, roles)
+    """The canonical handling: a value of a test column outside its plausible
+    range becomes missing, then complete cases on the test's columns. The
+    reference solutions emit the same rule (:mod:`taskfactory.reference`)."""
+    cols = family.role_columns(roles)
     missing = [c for c in cols if c not in data.columns]
     if missing:
         raise DataError(f"data has no column '{missing[0]}' (role of {family.name}); columns: {', '.join(map(str, data.columns))}")
@@ -75,9 +75,7 @@ def prepare(family, data: pd.DataFrame, roles: dict, ranges: dict | None = None)
             if col in ranges and pd.api.types.is_numeric_dtype(d[col]):
                 lo, hi = ranges[col]
                 d.loc[(d[col] < lo) | (d[col] > hi), col] = np.nan
-    if family.complete_case:
-        d = d.dropna(subset=cols)
-    return d
+    return d.dropna(subset=cols)
 
 
 def run_test(family, condition, data: pd.DataFrame, ranges: dict | None = None, which: str = "analyse",
@@ -87,6 +85,8 @@ def run_test(family, condition, data: pd.DataFrame, ranges: dict | None = None, 
     ``prepared=True`` says ``data`` has had :func:`prepare` applied already.
     """
     d = data if prepared else prepare(family, data, condition.roles, ranges)
+    if which not in ("analyse", "naive"):
+        raise ValueError(f"which ({which!r}) must be 'analyse' or 'naive'")
     func = family.analyse if which == "analyse" else family.naive
     res = func(condition, d)
     if not (isinstance(res.pvalue, float) and 0.0 <= res.pvalue <= 1.0 and math.isfinite(res.statistic)):
@@ -121,23 +121,16 @@ def _check_arguments(family, data, roles, alpha, ranges) -> None:
         elif kind == "level":
             if not isinstance(value, str) or not value:
                 raise InputError(f"role '{role}' must be a level (text), got {value!r}")
-        elif kind.endswith("list"):
-            if not (isinstance(value, list) and value and all(isinstance(c, str) for c in value)):
-                raise InputError(f"role '{role}' must be a non-empty list of column names, got {value!r}")
         elif not isinstance(value, str):
             raise InputError(f"role '{role}' must be a column name, got {value!r}")
     for role, kind in family.roles.items():
-        if kind in VALUE_KINDS or not kind.startswith("numeric"):
+        col = roles[role]
+        if kind != "numeric" or col not in data.columns:  # prepare() names a missing column
             continue
-        value = roles[role]
-        for col in value if isinstance(value, list) else [value]:
-            if col not in data.columns:
-                continue  # prepare() names it
-            column = data[col]
-            if pd.api.types.is_bool_dtype(column) or not pd.api.types.is_numeric_dtype(column):
-                bad = next((v for v in column if isinstance(v, bool) or not isinstance(v, (int, float, np.number))),
-                           None)
-                raise DataError(f"column '{col}' (role '{role}') must hold numbers; it holds {bad!r}")
+        column = data[col]
+        if pd.api.types.is_bool_dtype(column) or not pd.api.types.is_numeric_dtype(column):
+            bad = next((v for v in column if isinstance(v, bool) or not isinstance(v, (int, float, np.number))), None)
+            raise DataError(f"column '{col}' (role '{role}') must hold numbers; it holds {bad!r}")
     if ranges is None:
         return
     if not isinstance(ranges, dict):

@@ -224,16 +224,16 @@ def methods(as_json):
         taskfactory methods --json
     """
     from .registry import families
+    from .scenarios import load_scenarios
 
-    fams = families()
+    listed = [{**f.describe(), "scenarios": [s.id for s in load_scenarios(f.name)]} for f in families()]
     if as_json:
-        click.echo(json.dumps([f.describe() for f in fams], indent=1))
+        click.echo(json.dumps(listed, indent=1))
         return
-    for f in fams:
-        d = f.describe()
-        click.echo(f"{f.name:<26} {f.canonical}")
-        click.echo(f"{'':<26} naive: {f.naive_method or '-'}; medium: {f.medium:g} ({f.effect_unit}); "
-                   f"min n {f.min_n}; {len(d['scenarios'])} scenarios")
+    for d in listed:
+        click.echo(f"{d['name']:<26} {d['canonical']}")
+        click.echo(f"{'':<26} naive: {d['naive'] or '-'}; medium: {d['medium']:g} ({d['effect_unit']}); "
+                   f"n counts {d['n_unit']}, at least {d['min_n']}; {len(d['scenarios'])} scenarios")
 
 
 @main.command()

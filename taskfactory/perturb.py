@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 
 from .errors import GridError
-from .reference import role_columns
 
 PARTS = ("missing", "extreme")
 CHOICES = ("none", "missing", "extreme", "missing+extreme")
@@ -42,7 +41,7 @@ def extreme_columns(family, scenario) -> list[str]:
     """Numeric columns of the test, else the numeric extras (where impossible
     values then test whether an agent leaves irrelevant columns alone)."""
     numeric = [v.name for v in scenario.variables if v.type in ("numeric", "integer")]
-    used = [c for c in role_columns(family, scenario.roles) if c in numeric]
+    used = [c for c in family.role_columns(scenario.roles) if c in numeric]
     return used or numeric
 
 
@@ -54,7 +53,7 @@ def draw(kind: str, family, scenario, n: int, rng) -> dict:
         rows = max(1, min(math.floor(EXTREME_RATE[1] * n), max(math.ceil(EXTREME_RATE[0] * n), round(rate * n))))
         plan["extreme"] = {"rate": rate, "rows": rows, "columns": extreme_columns(family, scenario)}
     if "missing" in kind:
-        cols = role_columns(family, scenario.roles)
+        cols = family.role_columns(scenario.roles)
         total = n * len(cols)
         rate = float(rng.uniform(*MISSING_RATE))
         cells = min(math.floor(MISSING_RATE[1] * total), max(math.ceil(MISSING_RATE[0] * total), round(rate * total)))

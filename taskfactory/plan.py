@@ -24,7 +24,7 @@ from .scenarios import SCENARIO_CLIPPED_SHARE, get_scenario, scenario_root
 from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS
 
 # Seconds per dataset: a fixed cost (drawing, CSV text, prompts, script) plus a
-# per-row cost, scaled by each family's relative ``cost``. Measured with
+# per-row cost. Measured with
 # scripts/bench_build.py on one core.
 SECONDS_PER_DATASET = 0.003
 SECONDS_PER_ROW = 8.0e-6
@@ -135,8 +135,7 @@ def plan(grid) -> Plan:
         size = estimate_task_bytes(method, scenario, n)
         split = g.split_of(method, scenario)
         p.task_bytes[split] = max(p.task_bytes[split], size)
-        cost = get_family(method).cost
-        p.work_seconds += datasets * cost * (SECONDS_PER_DATASET + SECONDS_PER_ROW * n) + count * SECONDS_PER_RECORD
+        p.work_seconds += datasets * (SECONDS_PER_DATASET + SECONDS_PER_ROW * n) + count * SECONDS_PER_RECORD
     lost = Counter()
     for dropped, cells in dropped_cells.items():
         for seeds in dropped:

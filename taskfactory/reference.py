@@ -9,20 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .registry import VALUE_KINDS
-
 ROLE_FIELD = re.compile(r"\{([a-z][a-z0-9_]*)\}")
-
-
-def role_columns(family, roles: dict) -> list[str]:
-    """The columns the family's test uses, in role order."""
-    cols = []
-    for role, kind in family.roles.items():
-        if kind in VALUE_KINDS:
-            continue
-        value = roles[role]
-        cols.extend(value if isinstance(value, list) else [value])
-    return cols
 
 
 def fill(template: str, roles: dict, lang: str) -> str:
@@ -41,21 +28,43 @@ def fill(template: str, roles: dict, lang: str) -> str:
 
 
 def _num(x: float) -> str:
-    return f"{x:g}"
+    """``x`` as a literal both R and Python read back exactly (short when it can be)."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
 
 
-def reference_r(family, roles: dict, ranges: dict, data_filename: str) -> str:
-    cols = role_columns(family, roles)
-    lines = [f"# Canonical analysis: {family.title}", f"# R call: {family.canonical}"]
-    lines += [f"suppressPackageStartupMessages(library({pkg}))" for pkg in family.r_packages]
-    lines.append(f'd <- read.csv("{data_filename}", na.strings = "")')
+def handling_r(family, roles: dict, ranges: dict) -> list[str]:
+    """R lines applying the canonical handling to ``d``: a value of a test
+    column outside its plausible range is missing, then complete cases on the
+    test's columns. The same rule as :func:`taskfactory.analysis.prepare`."""
+    cols = family.role_columns(roles)
+    lines = []
     for col in cols:
         if col in ranges:
             lo, hi = ranges[col]
             lines.append(f"d${col}[!is.na(d${col}) & (d${col} < {_num(lo)} | d${col} > {_num(hi)})] <- NA"
                          "  # outside the plausible range")
-    if family.complete_case:
-        lines.append("d <- d[complete.cases(d[, c(" + ", ".join(f'"{c}"' for c in cols) + ")]), ]")
+    lines.append("d <- d[complete.cases(d[, c(" + ", ".join(f'"{c}"' for c in cols) + ")]), ]")
+    return lines
+
+
+def handling_py(family, roles: dict, ranges: dict) -> list[str]:
+    """The Python lines of :func:`handling_r`, for pandas."""
+    cols = family.role_columns(roles)
+    lines = []
+    for col in cols:
+        if col in ranges:
+            lo, hi = ranges[col]
+            lines.append(f'd.loc[(d["{col}"] < {_num(lo)}) | (d["{col}"] > {_num(hi)}), "{col}"] = float("nan")'
+                         "  # outside the plausible range")
+    lines.append(f"d = d.dropna(subset={cols!r})")
+    return lines
+
+
+def reference_r(family, roles: dict, ranges: dict, data_filename: str) -> str:
+    lines = [f"# Canonical analysis: {family.title}", f"# R call: {family.canonical}",
+             f'd <- read.csv("{data_filename}", na.strings = "")']
+    lines += handling_r(family, roles, ranges)
     lines.append(fill(family.r_code, roles, "r"))
     lines.append("print(res)")
     lines.append(f'cat(sprintf("P_VALUE: %.10g\\n", {family.r_pvalue}))')
@@ -63,17 +72,9 @@ def reference_r(family, roles: dict, ranges: dict, data_filename: str) -> str:
 
 
 def reference_py(family, roles: dict, ranges: dict, data_filename: str) -> str:
-    cols = role_columns(family, roles)
     lines = [f"# Canonical analysis: {family.title}", f"# R call: {family.canonical}", "import pandas as pd", "",
              f'd = pd.read_csv("{data_filename}", keep_default_na=False, na_values=[""])']
-    for col in cols:
-        if col in ranges:
-            lo, hi = ranges[col]
-            lines.append(f'd.loc[(d["{col}"] < {_num(lo)}) | (d["{col}"] > {_num(hi)}), "{col}"] = float("nan")'
-                         "  # outside the plausible range")
-    if family.complete_case:
-        lines.append(f"d = d.dropna(subset={cols!r})")
+    lines += handling_py(family, roles, ranges)
     lines.append(fill(family.py_code, roles, "py"))
     lines.append('print(f"P_VALUE: {p_value:.10g}")')
     return "\n".join(lines) + "\n"
-

@@ -29,7 +29,7 @@ from .condition import Condition
 from .errors import DataError
 from .grid import Coord, Grid
 from .prompts import render_prompt
-from .reference import reference_py, reference_r, role_columns
+from .reference import reference_py, reference_r
 from .registry import get_family
 from .result import TestResult
 from .scenarios import MAX_CLIPPED_SHARE, get_scenario
@@ -122,7 +122,7 @@ def _check_clipping(frame) -> None:
 
 def _spoiled_counts(data, family, scen) -> tuple[int, int]:
     """Blank cells in the test's columns, and out-of-range values anywhere."""
-    blank = int(data[role_columns(family, scen.roles)].isna().to_numpy().sum())
+    blank = int(data[family.role_columns(scen.roles)].isna().to_numpy().sum())
     impossible = 0
     for name, (lo, hi) in scen.ranges().items():
         col = data[name]
@@ -154,7 +154,7 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                 ranges = scen.ranges()
                 data = prepare(family, released, cond.roles, ranges)
                 gold = run_test(family, cond, data, prepared=True)
-                naive = run_test(family, cond, data, which="naive", prepared=True) if family.naive else None
+                naive = run_test(family, cond, data, which="naive", prepared=True) if family.naive_method else None
                 kept = None
                 if impossible:
                     try:

@@ -18,7 +18,6 @@ import pytest
 from scipy import stats
 
 import taskfactory as tf
-from taskfactory.effects import EffectLevel
 from taskfactory.script import emitted_source
 
 from conftest import FAMILIES, dataset, run_python, small_grid
@@ -35,7 +34,6 @@ def first_scenario(method):
 def test_registration_is_complete(method):
     fam = tf.get_family(method)
     assert fam.canonical and fam.title and fam.category and fam.effect_unit
-    assert (fam.naive is None) == (fam.naive_method is None)
     assert fam.min_n >= 2 and fam.medium != fam.null_value
     assert "res" in fam.r_code and "p_value" in fam.py_code
     emitted_source(fam.generate)  # raises when generate reaches beyond numpy, pandas and kit

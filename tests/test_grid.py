@@ -1,6 +1,5 @@
 """Grid validation: every malformed grid gets one exact line, exit code 2, and no output."""
 
-import textwrap
 
 import pytest
 from click.testing import CliRunner

@@ -8,7 +8,6 @@ from scipy import stats
 
 import taskfactory as tf
 from taskfactory.analysis import read_csv_text
-from taskfactory.reference import role_columns
 from taskfactory.task import record
 
 from conftest import FAMILIES, dataset, small_grid
@@ -19,7 +18,7 @@ KINDS = ["missing", "extreme", "missing+extreme"]
 def spoiled(ds, scen, family):
     """Blank cells of the test's columns, and out-of-range values, counted on the CSV itself."""
     data = read_csv_text(ds.csv_text)
-    cols = role_columns(family, scen.roles)
+    cols = family.role_columns(scen.roles)
     blank = int(data[cols].isna().to_numpy().sum())
     bad = {name: data[name][(data[name] < lo) | (data[name] > hi)].tolist() for name, (lo, hi) in scen.ranges().items()}
     return data, blank, bad
@@ -44,13 +43,12 @@ def test_recorded_counts_match_the_csv(method, kind):
         rec = record(grid, c, ds)
         assert rec["perturbation"] == kind and json.loads(rec["perturbation_detail"]) == plan
         assert (rec["n_blank_cells"], rec["n_impossible_values"]) == (blank, impossible)
-        if family.complete_case:
-            cols = role_columns(family, scen.roles)
-            masked = data.copy()
-            for name, (lo, hi) in scen.ranges().items():
-                if name in cols:
-                    masked.loc[(masked[name] < lo) | (masked[name] > hi), name] = np.nan
-            assert rec["n_analyzed"] == len(masked.dropna(subset=cols))
+        cols = family.role_columns(scen.roles)
+        masked = data.copy()
+        for name, (lo, hi) in scen.ranges().items():
+            if name in cols:
+                masked.loc[(masked[name] < lo) | (masked[name] > hi), name] = np.nan
+        assert rec["n_analyzed"] == len(masked.dropna(subset=cols))
 
 
 @pytest.mark.parametrize("n", [12, 40, 300, 2000])
@@ -61,7 +59,7 @@ def test_rates_stay_within_their_bounds(n):
     for seed in range(25):
         scen = tf.load_scenarios("welch_t")[seed % 6]
         _, ds = dataset(grid, "welch_t", scen.id, n, "null", seed=seed, perturbation="missing+extreme")
-        cells = n * len(role_columns(family, scen.roles))
+        cells = n * len(family.role_columns(scen.roles))
         assert 0.03 <= ds.n_blank_cells / cells <= 0.15 + 1e-12
         rows = ds.n_impossible_values
         assert rows >= 1 and (rows / n <= 0.03 + 1e-12 or rows == 1) and (rows / n >= 0.01 - 1e-12 or n < 100)

@@ -2,14 +2,12 @@
 
 import ast
 import json
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
-import pytest
 import yaml
 
 import taskfactory as tf

@@ -1,5 +1,15 @@
-"""One module per method family; each ends with a single ``register(...)`` call.
+"""One module per method family: a :class:`~taskfactory.family.Family`
+subclass and one ``register(...)`` call.
 
 Modules are discovered by :func:`taskfactory.registry.families`; a module whose
 name starts with ``_`` holds shared helpers and registers nothing.
 """
+
+#: The catalogue order of the families (``taskfactory methods``, the dataset
+#: card, ``methods: all``); a registered family not listed here follows, by name.
+CATALOGUE = (
+    "one_sample_t", "paired_t", "welch_t", "mann_whitney", "wilcoxon_signed_rank",
+    "one_way_anova", "welch_anova", "kruskal_wallis",
+    "chi_square_independence", "two_proportion_z",
+    "pearson", "spearman",
+)

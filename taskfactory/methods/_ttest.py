@@ -1,8 +1,8 @@
-"""t-tests on means computed as R's ``t.test.default`` computes them.
+"""t-tests on means computed as R's ``t.test.default`` computes them: the one
+implementation of the one-sample, paired, Welch and Student t-tests.
 
-Shared by the one-sample and paired families: R runs a paired test as a
-one-sample test of the differences, and the paired family's tempting wrong
-test is Welch's two-sample test on the same two columns.
+R runs a paired test as a one-sample test of the differences; the two-sample
+test is Welch's unless ``equal_var`` (R's ``var.equal = TRUE``).
 """
 
 from __future__ import annotations
@@ -40,14 +40,24 @@ def one_sample(x: np.ndarray, mu: float, method: str) -> TestResult:
                       statistic_name="t")
 
 
-def welch_two_sample(x: np.ndarray, y: np.ndarray) -> TestResult:
-    """Welch's t-test of ``mean(x) == mean(y)``; ``estimate`` is ``mean(x) - mean(y)``."""
+def two_sample(x: np.ndarray, y: np.ndarray, equal_var: bool = False) -> TestResult:
+    """The t-test of ``mean(x) == mean(y)``: Welch's, or Student's with a pooled
+    variance when ``equal_var``; ``estimate`` is ``mean(x) - mean(y)``."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    require(len(x) >= 2 and len(y) >= 2, "each sample needs at least 2 values")
+    nx, ny = len(x), len(y)
+    require(nx >= 2 and ny >= 2, "each sample needs at least 2 values")
     mx, my = float(x.mean()), float(y.mean())
-    stderr = float(np.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y)))
+    vx, vy = x.var(ddof=1), y.var(ddof=1)
+    if equal_var:
+        df = float(nx + ny - 2)
+        pooled = ((nx - 1) * vx + (ny - 1) * vy) / df
+        stderr = float(np.sqrt(pooled * (1.0 / nx + 1.0 / ny)))
+        method = "Two Sample t-test"
+    else:
+        df = welch_df(x, y)
+        stderr = float(np.sqrt(vx / nx + vy / ny))
+        method = "Welch Two Sample t-test"
     require(stderr > 0.0 and not stderr < 10.0 * EPS * max(abs(mx), abs(my)), "the data are essentially constant")
     t = (mx - my) / stderr
-    df = welch_df(x, y)
-    return TestResult(statistic=t, pvalue=_two_sided_p(t, df), method="Welch Two Sample t-test", df=(df,),
-                      estimate=mx - my, n=len(x) + len(y), statistic_name="t")
+    return TestResult(statistic=t, pvalue=_two_sided_p(t, df), method=method, df=(df,), estimate=mx - my,
+                      n=nx + ny, statistic_name="t")

@@ -22,7 +22,8 @@ from scipy import optimize, stats
 
 from ..effects import chi2_noncentrality
 from ..kit import column_spec, finish
-from ..registry import Family, register
+from ..family import Family
+from ..registry import register
 from ..result import TestResult
 from ._common import require
 
@@ -68,23 +69,6 @@ def _pattern(p, q, rng):
     return best
 
 
-def draw_params(scenario, n, rng):
-    """The two margins (the scenario's shares, jittered and, at small N, moved
-    toward the uniform) and the association pattern."""
-    base_a = np.asarray(scenario.dgp["a_shares"], dtype=float)
-    base_b = np.asarray(scenario.dgp["b_shares"], dtype=float)
-    p = rng.dirichlet(MARGIN_CONCENTRATION * base_a / base_a.sum())
-    q = rng.dirichlet(MARGIN_CONCENTRATION * base_b / base_b.sum())
-    p, q = _shrunk_margins(p, q, n)
-    return {"a_shares": p.tolist(), "b_shares": q.tolist(), "pattern": _pattern(p, q, rng).tolist()}
-
-
-def effect_for_z(z, n, params):
-    """Cohen's w: Pearson's X-squared has non-centrality N w^2 on (r - 1)(c - 1) df."""
-    df = (len(params["a_shares"]) - 1) * (len(params["b_shares"]) - 1)
-    return float(np.sqrt(chi2_noncentrality(z, df) / n))
-
-
 def generate(condition, rng):
     params = condition.params
     p, q = np.asarray(params["a_shares"]), np.asarray(params["b_shares"])
@@ -127,73 +111,81 @@ def pearson_table(x):
     return statistic, df, float(stats.chi2.sf(statistic, df)), method
 
 
-def analyse(condition, data):
-    a = data[condition.roles["a"]].astype(str).to_numpy()
-    b = data[condition.roles["b"]].astype(str).to_numpy()
-    levels_a, ia = np.unique(a, return_inverse=True)
-    levels_b, ib = np.unique(b, return_inverse=True)
-    require(len(levels_a) >= 2 and len(levels_b) >= 2, "each factor needs at least 2 observed levels")
-    table = np.zeros((len(levels_a), len(levels_b)))
-    np.add.at(table, (ia, ib), 1.0)
-    statistic, df, pvalue, method = pearson_table(table)
-    return TestResult(statistic=statistic, pvalue=pvalue, method=method, df=(float(df),), n=len(a),
-                      statistic_name="X-squared")
-
-
-def hints(condition):
-    r = len(column_spec(condition, "a")["levels"])
-    c = len(column_spec(condition, "b")["levels"])
-    return [
-        f"Both '{condition.roles['a']}' ({r} categories) and '{condition.roles['b']}' ({c} categories) are "
-        "categorical, one row per unit: cross-tabulate them and check the expected cell counts before "
-        "relying on a large-sample test.",
-    ]
-
-
-def validate(scenario):
-    if scenario.roles["a"] == scenario.roles["b"]:
-        raise ValueError("roles a and b must name different columns")
-    sizes = []
-    for role in ("a", "b"):
-        levels = scenario.variable(scenario.roles[role]).levels
-        shares = scenario.dgp[f"{role}_shares"]
-        if not (isinstance(shares, list) and len(shares) == len(levels)):
-            raise ValueError(f"dgp {role}_shares ({shares!r}) needs one share per level of '{scenario.roles[role]}'")
-        if not all(isinstance(s, (int, float)) and not isinstance(s, bool) and s > 0 for s in shares):
-            raise ValueError(f"dgp {role}_shares must be positive numbers")
-        if abs(sum(shares) - 1.0) > 1e-6:
-            raise ValueError(f"dgp {role}_shares must sum to 1")
-        sizes.append(len(levels))
-    if max(sizes) < 3:
-        raise ValueError("one factor needs at least 3 levels (a 2 x 2 table belongs to another test)")
-    if MIN_EXPECTED * sizes[0] * sizes[1] > MIN_N:
-        raise ValueError(f"a {sizes[0]} x {sizes[1]} table is too large for N = {MIN_N}: "
-                         f"at most {int(MIN_N // MIN_EXPECTED)} cells")
-
-
-register(Family(
-    name="chi_square_independence",
-    order=11,
-    title="Pearson chi-square test of independence",
-    category="contingency",
-    canonical="chisq.test(table(a, b))",
-    roles={"a": "category", "b": "category"},
-    generate=generate,
-    analyse=analyse,
-    effect_for_z=effect_for_z,
-    medium=0.3,
-    effect_unit="Cohen's w",
-    draw_params=draw_params,
-    dgp_keys=("a_shares", "b_shares"),
-    validate=validate,
-    hints=hints,
-    min_n=MIN_N,
-    effect_bounds=(0.0, math.sqrt(2.0)),
-    r_code="res <- chisq.test(table(d${a}, d${b}))",
-    py_code=(
+class ChiSquareIndependence(Family):
+    name = "chi_square_independence"
+    title = "Pearson chi-square test of independence"
+    category = "contingency"
+    canonical = "chisq.test(table(a, b))"
+    roles = {"a": "category", "b": "category"}
+    min_n = MIN_N
+    dgp_keys = ("a_shares", "b_shares")
+    medium = 0.3
+    effect_unit = "Cohen's w"
+    effect_bounds = (0.0, math.sqrt(2.0))
+    r_code = "res <- chisq.test(table(d${a}, d${b}))"
+    py_code = (
         "from scipy import stats\n"
         "table = pd.crosstab(d[\"{a}\"].astype(str), d[\"{b}\"].astype(str))\n"
         "res = stats.chi2_contingency(table.to_numpy())\n"
         "p_value = res.pvalue"
-    ),
-))
+    )
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        """The two margins (the scenario's shares, jittered and, at small N, moved
+        toward the uniform) and the association pattern."""
+        base_a = np.asarray(scenario.dgp["a_shares"], dtype=float)
+        base_b = np.asarray(scenario.dgp["b_shares"], dtype=float)
+        p = rng.dirichlet(MARGIN_CONCENTRATION * base_a / base_a.sum())
+        q = rng.dirichlet(MARGIN_CONCENTRATION * base_b / base_b.sum())
+        p, q = _shrunk_margins(p, q, n)
+        return {"a_shares": p.tolist(), "b_shares": q.tolist(), "pattern": _pattern(p, q, rng).tolist()}
+
+    def validate(self, scenario):
+        if scenario.roles["a"] == scenario.roles["b"]:
+            raise ValueError("roles a and b must name different columns")
+        sizes = []
+        for role in ("a", "b"):
+            levels = scenario.variable(scenario.roles[role]).levels
+            shares = scenario.dgp[f"{role}_shares"]
+            if not (isinstance(shares, list) and len(shares) == len(levels)):
+                raise ValueError(f"dgp {role}_shares ({shares!r}) needs one share per level of '{scenario.roles[role]}'")
+            if not all(isinstance(s, (int, float)) and not isinstance(s, bool) and s > 0 for s in shares):
+                raise ValueError(f"dgp {role}_shares must be positive numbers")
+            if abs(sum(shares) - 1.0) > 1e-6:
+                raise ValueError(f"dgp {role}_shares must sum to 1")
+            sizes.append(len(levels))
+        if max(sizes) < 3:
+            raise ValueError("one factor needs at least 3 levels (a 2 x 2 table belongs to another test)")
+        if MIN_EXPECTED * sizes[0] * sizes[1] > MIN_N:
+            raise ValueError(f"a {sizes[0]} x {sizes[1]} table is too large for N = {MIN_N}: "
+                             f"at most {int(MIN_N // MIN_EXPECTED)} cells")
+
+    def analyse(self, condition, data):
+        a = data[condition.roles["a"]].astype(str).to_numpy()
+        b = data[condition.roles["b"]].astype(str).to_numpy()
+        levels_a, ia = np.unique(a, return_inverse=True)
+        levels_b, ib = np.unique(b, return_inverse=True)
+        require(len(levels_a) >= 2 and len(levels_b) >= 2, "each factor needs at least 2 observed levels")
+        table = np.zeros((len(levels_a), len(levels_b)))
+        np.add.at(table, (ia, ib), 1.0)
+        statistic, df, pvalue, method = pearson_table(table)
+        return TestResult(statistic=statistic, pvalue=pvalue, method=method, df=(float(df),), n=len(a),
+                          statistic_name="X-squared")
+
+    def effect_for_z(self, z, n, params):
+        """Cohen's w: Pearson's X-squared has non-centrality N w^2 on (r - 1)(c - 1) df."""
+        df = (len(params["a_shares"]) - 1) * (len(params["b_shares"]) - 1)
+        return float(np.sqrt(chi2_noncentrality(z, df) / n))
+
+    def hints(self, condition):
+        r = len(column_spec(condition, "a")["levels"])
+        c = len(column_spec(condition, "b")["levels"])
+        return [
+            f"Both '{condition.roles['a']}' ({r} categories) and '{condition.roles['b']}' ({c} categories) are "
+            "categorical, one row per unit: cross-tabulate them and check the expected cell counts before "
+            "relying on a large-sample test.",
+        ]
+
+
+register(ChiSquareIndependence())

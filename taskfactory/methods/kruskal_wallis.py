@@ -11,27 +11,12 @@ import numpy as np
 
 from ..effects import chi2_noncentrality
 from ..kit import column_spec, finish, labels_for, split_sizes
-from ..registry import Family, register
+from ..family import Family
+from ..registry import register
 from ._common import check_location
 from ._anova import draw_shares, level_count, kruskal, oneway, unit_pattern, validate_groups
 
 MIN_GROUP = 4
-
-
-def draw_params(scenario, n, rng):
-    """Group shares (largest/smallest 1 to 2) and the unit pattern of the
-    log-scale group locations (size-weighted mean 0, SD 1)."""
-    k = level_count(scenario)
-    shares = draw_shares(n, k, float(rng.uniform(1.0, 2.0)), MIN_GROUP, rng)
-    return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng)}
-
-
-def effect_for_z(z, n, params):
-    """Cohen's f of the log-scale locations (size-weighted SD of the group
-    locations over the log-scale SD). Ranks do not see the log transform, and
-    for normal shifts the Kruskal-Wallis non-centrality is (3 / pi) N f^2."""
-    k = len(params["shares"])
-    return float(np.sqrt(chi2_noncentrality(z, k - 1) / (3.0 / np.pi * n)))
 
 
 def generate(condition, rng):
@@ -46,52 +31,57 @@ def generate(condition, rng):
     })
 
 
-def analyse(condition, data):
-    return kruskal(condition, data)
-
-
-def naive(condition, data):
-    return oneway(condition, data, var_equal=True)
-
-
-def hints(condition):
-    k = len(condition.params["shares"])
-    return [
-        f"Within each of the {k} groups the outcome is strongly right-skewed, with a long upper tail "
-        "of occasional very large values; check whether a comparison of means under normality suits "
-        "these data.",
-    ]
-
-
-def validate(scenario):
-    validate_groups(scenario)
-    check_location(scenario, "outcome", "median", "log_sd")
-
-
-register(Family(
-    name="kruskal_wallis",
-    order=8,
-    title="Kruskal-Wallis rank sum test",
-    category="k-sample",
-    canonical="kruskal.test(outcome ~ group)",
-    roles={"outcome": "numeric", "group": "category"},
-    generate=generate,
-    analyse=analyse,
-    naive=naive,
-    naive_method="classical one-way ANOVA (oneway.test with var.equal = TRUE)",
-    effect_for_z=effect_for_z,
-    medium=0.25,
-    effect_unit="Cohen's f of the log-scale group locations",
-    draw_params=draw_params,
-    dgp_keys=("median", "log_sd"),
-    validate=validate,
-    hints=hints,
-    min_n=20,
-    r_code="res <- kruskal.test({outcome} ~ {group}, data = d)",
-    py_code=(
+class KruskalWallis(Family):
+    name = "kruskal_wallis"
+    title = "Kruskal-Wallis rank sum test"
+    category = "k-sample"
+    canonical = "kruskal.test(outcome ~ group)"
+    roles = {"outcome": "numeric", "group": "category"}
+    min_n = 20
+    dgp_keys = ("median", "log_sd")
+    naive_method = "classical one-way ANOVA (oneway.test with var.equal = TRUE)"
+    medium = 0.25
+    effect_unit = "Cohen's f of the log-scale group locations"
+    r_code = "res <- kruskal.test({outcome} ~ {group}, data = d)"
+    py_code = (
         "from scipy import stats\n"
         "groups = [g.to_numpy() for _, g in d.groupby(d[\"{group}\"].astype(str))[\"{outcome}\"]]\n"
         "res = stats.kruskal(*groups)\n"
         "p_value = res.pvalue"
-    ),
-))
+    )
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        """Group shares (largest/smallest 1 to 2) and the unit pattern of the
+        log-scale group locations (size-weighted mean 0, SD 1)."""
+        k = level_count(scenario)
+        shares = draw_shares(n, k, float(rng.uniform(1.0, 2.0)), MIN_GROUP, rng)
+        return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng)}
+
+    def validate(self, scenario):
+        validate_groups(scenario)
+        check_location(scenario, "outcome", "median", "log_sd")
+
+    def analyse(self, condition, data):
+        return kruskal(condition, data)
+
+    def naive(self, condition, data):
+        return oneway(condition, data, var_equal=True)
+
+    def effect_for_z(self, z, n, params):
+        """Cohen's f of the log-scale locations (size-weighted SD of the group
+        locations over the log-scale SD). Ranks do not see the log transform, and
+        for normal shifts the Kruskal-Wallis non-centrality is (3 / pi) N f^2."""
+        k = len(params["shares"])
+        return float(np.sqrt(chi2_noncentrality(z, k - 1) / (3.0 / np.pi * n)))
+
+    def hints(self, condition):
+        k = len(condition.params["shares"])
+        return [
+            f"Within each of the {k} groups the outcome is strongly right-skewed, with a long upper tail "
+            "of occasional very large values; check whether a comparison of means under normality suits "
+            "these data.",
+        ]
+
+
+register(KruskalWallis())

@@ -15,27 +15,14 @@ scale ratio that gives P(X > Y) = theta is (theta / (1 - theta))^(1/k).
 """
 
 import numpy as np
-from scipy import stats
 
 from ..kit import column_spec, finish, labels_for, split_sizes
-from ..registry import Family, register
-from ..result import TestResult
+from ..family import Family
+from ..registry import register
 from ..scenarios import require_number
-from ._common import check_location, grouped, nonconstant, welch_df
+from ._common import check_location, grouped, nonconstant
 from ._ranks import rank_sum_test
-
-
-def draw_params(scenario, n, rng):
-    """Share of the first listed level, and the Weibull shape (the scenario's
-    shape, jittered by up to 15 %)."""
-    return {"share": float(rng.uniform(0.3, 0.7)), "shape": float(scenario.dgp["shape"] * rng.uniform(0.85, 1.15))}
-
-
-def effect_for_z(z, n, params):
-    """P(X > Y) whose expected W lies z null standard deviations from its null
-    mean: E[W] - m n / 2 = m n (theta - 1/2), Var0[W] = m n (m + n + 1) / 12."""
-    m, k = split_sizes(n, [params["share"], 1.0 - params["share"]])
-    return float(min(0.5 + z * np.sqrt((n + 1.0) / (12.0 * m * k)), 0.99))
+from ._ttest import two_sample
 
 
 def generate(condition, rng):
@@ -53,64 +40,21 @@ def generate(condition, rng):
     })
 
 
-def analyse(condition, data):
-    _, (x, y) = grouped(data, condition.roles["outcome"], condition.roles["group"], k=2, min_size=1)
-    return rank_sum_test(x, y)
-
-
-def naive(condition, data):
-    _, (a, b) = grouped(data, condition.roles["outcome"], condition.roles["group"], k=2)
-    nonconstant(a, b)
-    res = stats.ttest_ind(a, b, equal_var=False)
-    return TestResult(statistic=float(res.statistic), pvalue=float(res.pvalue), method="Welch Two Sample t-test",
-                      df=(welch_df(a, b),), estimate=float(a.mean() - b.mean()), n=a.size + b.size,
-                      statistic_name="t")
-
-
-def hints(condition):
-    n1, n2 = split_sizes(condition.n, [condition.params["share"], 1.0 - condition.params["share"]])
-    return [
-        f"The outcome is strongly right-skewed in both groups (about {n1} and {n2} rows), with a few values "
-        "many times the median; means and standard deviations are dominated by those values.",
-        "Values are recorded to a fixed number of decimals, so some may coincide exactly; whether an exact "
-        "p-value is available depends on the group sizes and on such ties.",
-    ]
-
-
-def validate(scenario):
-    group = scenario.variable(scenario.roles["group"])
-    if len(group.levels) != 2:
-        raise ValueError(f"group '{group.name}' needs exactly 2 levels")
-    if scenario.dgp["shifted"] not in group.levels:
-        raise ValueError(f"dgp shifted ({scenario.dgp['shifted']!r}) must be a level of '{group.name}'")
-    check_location(scenario, "outcome", "median", spread=None)
-    if not 0.3 <= require_number(scenario.dgp["shape"], "dgp shape") <= 3.0:
-        raise ValueError("dgp shape must lie in [0.3, 3]")
-
-
-register(Family(
-    name="mann_whitney",
-    order=4,
-    title="Wilcoxon-Mann-Whitney rank sum test",
-    category="two-sample",
-    canonical="wilcox.test(outcome ~ group)",
-    roles={"outcome": "numeric", "group": "category"},
-    generate=generate,
-    analyse=analyse,
-    naive=naive,
-    naive_method="Welch two-sample t-test",
-    effect_for_z=effect_for_z,
-    medium=0.64,
-    effect_unit="probability of superiority P(X > Y), X from the shifted group, Y from the reference group",
-    draw_params=draw_params,
-    dgp_keys=("median", "shape", "shifted"),
-    validate=validate,
-    hints=hints,
-    min_n=16,
-    null_value=0.5,
-    effect_bounds=(0.0, 1.0),
-    r_code="res <- wilcox.test({outcome} ~ {group}, data = d)",
-    py_code=(
+class MannWhitney(Family):
+    name = "mann_whitney"
+    title = "Wilcoxon-Mann-Whitney rank sum test"
+    category = "two-sample"
+    canonical = "wilcox.test(outcome ~ group)"
+    roles = {"outcome": "numeric", "group": "category"}
+    min_n = 16
+    dgp_keys = ("median", "shape", "shifted")
+    naive_method = "Welch two-sample t-test"
+    medium = 0.64
+    effect_unit = "probability of superiority P(X > Y), X from the shifted group, Y from the reference group"
+    null_value = 0.5
+    effect_bounds = (0.0, 1.0)
+    r_code = "res <- wilcox.test({outcome} ~ {group}, data = d)"
+    py_code = (
         "import numpy as np\n"
         "from scipy import stats\n"
         "levels = sorted(d[\"{group}\"].astype(str).unique())\n"
@@ -121,5 +65,47 @@ register(Family(
         "res = stats.mannwhitneyu(x, y, use_continuity=True, alternative=\"two-sided\",\n"
         "                         method=\"exact\" if exact else \"asymptotic\")\n"
         "p_value = res.pvalue"
-    ),
-))
+    )
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        """Share of the first listed level, and the Weibull shape (the scenario's
+        shape, jittered by up to 15 %)."""
+        return {"share": float(rng.uniform(0.3, 0.7)), "shape": float(scenario.dgp["shape"] * rng.uniform(0.85, 1.15))}
+
+    def validate(self, scenario):
+        group = scenario.variable(scenario.roles["group"])
+        if len(group.levels) != 2:
+            raise ValueError(f"group '{group.name}' needs exactly 2 levels")
+        if scenario.dgp["shifted"] not in group.levels:
+            raise ValueError(f"dgp shifted ({scenario.dgp['shifted']!r}) must be a level of '{group.name}'")
+        check_location(scenario, "outcome", "median", spread=None)
+        if not 0.3 <= require_number(scenario.dgp["shape"], "dgp shape") <= 3.0:
+            raise ValueError("dgp shape must lie in [0.3, 3]")
+
+    def analyse(self, condition, data):
+        _, (x, y) = grouped(data, condition.roles["outcome"], condition.roles["group"], k=2, min_size=1)
+        return rank_sum_test(x, y)
+
+    def naive(self, condition, data):
+        _, (a, b) = grouped(data, condition.roles["outcome"], condition.roles["group"], k=2)
+        nonconstant(a, b)
+        return two_sample(a, b)
+
+    def effect_for_z(self, z, n, params):
+        """P(X > Y) whose expected W lies z null standard deviations from its null
+        mean: E[W] - m n / 2 = m n (theta - 1/2), Var0[W] = m n (m + n + 1) / 12."""
+        m, k = split_sizes(n, [params["share"], 1.0 - params["share"]])
+        return float(min(0.5 + z * np.sqrt((n + 1.0) / (12.0 * m * k)), 0.99))
+
+    def hints(self, condition):
+        n1, n2 = split_sizes(condition.n, [condition.params["share"], 1.0 - condition.params["share"]])
+        return [
+            f"The outcome is strongly right-skewed in both groups (about {n1} and {n2} rows), with a few values "
+            "many times the median; means and standard deviations are dominated by those values.",
+            "Values are recorded to a fixed number of decimals, so some may coincide exactly; whether an exact "
+            "p-value is available depends on the group sizes and on such ties.",
+        ]
+
+
+register(MannWhitney())

@@ -10,15 +10,11 @@ import numpy as np
 
 from ..effects import t_critical
 from ..kit import finish
-from ..registry import Family, register
+from ..family import Family
+from ..registry import register
 from ..scenarios import require_direction, require_number
 from ._common import numeric
 from ._ttest import one_sample
-
-
-def effect_for_z(z, n, params):
-    """Cohen's d, (mean - mu0) / sd: the t statistic's non-centrality is d sqrt(n)."""
-    return t_critical(z, n - 1) / np.sqrt(n)
 
 
 def generate(condition, rng):
@@ -27,52 +23,50 @@ def generate(condition, rng):
     return finish(condition, rng, {condition.roles["outcome"]: rng.normal(mean, dgp["sd"], condition.n)})
 
 
-def analyse(condition, data):
-    return one_sample(numeric(data, condition.roles["outcome"]), float(condition.roles["mu0"]), "One Sample t-test")
-
-
-def hints(condition):
-    return [
-        f"There is one sample and no comparison group: the question compares its mean with the fixed "
-        f"reference value {condition.roles['mu0']:g}, which comes from outside these data.",
-    ]
-
-
-def validate(scenario):
-    mu0 = require_number(scenario.roles["mu0"], "mu0")
-    outcome = scenario.variable(scenario.roles["outcome"])
-    lo, hi = outcome.range
-    if not lo < mu0 < hi:
-        raise ValueError(f"mu0 ({mu0!r}) lies outside the outcome's range")
-    step = 10.0 ** -outcome.decimals
-    if abs(mu0 / step - round(mu0 / step)) > 1e-9:
-        raise ValueError(f"mu0 ({mu0!r}) must be a multiple of the outcome's rounding step {step:g}, "
-                         "so that rounding keeps the null mean exactly at mu0")
-    if not require_number(scenario.dgp["sd"], "dgp sd") > 0:
-        raise ValueError("dgp sd must be positive")
-    require_direction(scenario)
-
-
-register(Family(
-    name="one_sample_t",
-    order=1,
-    title="One-sample t-test",
-    category="one-sample",
-    canonical="t.test(outcome, mu = mu0)",
-    roles={"outcome": "numeric", "mu0": "value"},
-    generate=generate,
-    analyse=analyse,
-    effect_for_z=effect_for_z,
-    medium=0.5,
-    effect_unit="Cohen's d",
-    dgp_keys=("sd",),
-    validate=validate,
-    hints=hints,
-    min_n=10,
-    r_code="res <- t.test(d${outcome}, mu = {mu0})",
-    py_code=(
+class OneSampleT(Family):
+    name = "one_sample_t"
+    title = "One-sample t-test"
+    category = "one-sample"
+    canonical = "t.test(outcome, mu = mu0)"
+    roles = {"outcome": "numeric", "mu0": "value"}
+    min_n = 10
+    dgp_keys = ("sd",)
+    medium = 0.5
+    effect_unit = "Cohen's d"
+    r_code = "res <- t.test(d${outcome}, mu = {mu0})"
+    py_code = (
         "from scipy import stats\n"
         "res = stats.ttest_1samp(d[\"{outcome}\"], {mu0})\n"
         "p_value = res.pvalue"
-    ),
-))
+    )
+    generate = staticmethod(generate)
+
+    def validate(self, scenario):
+        mu0 = require_number(scenario.roles["mu0"], "mu0")
+        outcome = scenario.variable(scenario.roles["outcome"])
+        lo, hi = outcome.range
+        if not lo < mu0 < hi:
+            raise ValueError(f"mu0 ({mu0!r}) lies outside the outcome's range")
+        step = 10.0 ** -outcome.decimals
+        if abs(mu0 / step - round(mu0 / step)) > 1e-9:
+            raise ValueError(f"mu0 ({mu0!r}) must be a multiple of the outcome's rounding step {step:g}, "
+                             "so that rounding keeps the null mean exactly at mu0")
+        if not require_number(scenario.dgp["sd"], "dgp sd") > 0:
+            raise ValueError("dgp sd must be positive")
+        require_direction(scenario)
+
+    def analyse(self, condition, data):
+        return one_sample(numeric(data, condition.roles["outcome"]), float(condition.roles["mu0"]), "One Sample t-test")
+
+    def effect_for_z(self, z, n, params):
+        """Cohen's d, (mean - mu0) / sd: the t statistic's non-centrality is d sqrt(n)."""
+        return t_critical(z, n - 1) / np.sqrt(n)
+
+    def hints(self, condition):
+        return [
+            f"There is one sample and no comparison group: the question compares its mean with the fixed "
+            f"reference value {condition.roles['mu0']:g}, which comes from outside these data.",
+        ]
+
+
+register(OneSampleT())

@@ -9,27 +9,12 @@ import numpy as np
 
 from ..effects import f_noncentrality
 from ..kit import column_spec, finish, labels_for, split_sizes
-from ..registry import Family, register
+from ..family import Family
+from ..registry import register
 from ._common import check_location
 from ._anova import draw_shares, level_count, oneway, unit_pattern, validate_groups
 
 MIN_GROUP = 3
-
-
-def draw_params(scenario, n, rng):
-    """Group shares (balanced in 40 % of datasets, else largest/smallest up to
-    1.5) and the unit pattern of the group means (size-weighted mean 0, SD 1)."""
-    k = level_count(scenario)
-    ratio = 1.0 if rng.random() < 0.4 else float(rng.uniform(1.1, 1.5))
-    shares = draw_shares(n, k, ratio, MIN_GROUP, rng)
-    return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng)}
-
-
-def effect_for_z(z, n, params):
-    """Cohen's f (size-weighted SD of the group means over the within-group SD):
-    the F test's non-centrality is N f^2 for the group sizes used."""
-    k = len(params["shares"])
-    return float(np.sqrt(f_noncentrality(z, k - 1, n - k) / n))
 
 
 def generate(condition, rng):
@@ -44,45 +29,52 @@ def generate(condition, rng):
     })
 
 
-def analyse(condition, data):
-    return oneway(condition, data, var_equal=True)
-
-
-def hints(condition):
-    k = len(condition.params["shares"])
-    return [
-        f"The outcome is compared across {k} groups; within each group it looks roughly symmetric "
-        "and the groups' spreads are similar.",
-    ]
-
-
-def validate(scenario):
-    validate_groups(scenario)
-    check_location(scenario, "outcome")
-
-
-register(Family(
-    name="one_way_anova",
-    order=6,
-    title="One-way ANOVA",
-    category="k-sample",
-    canonical="oneway.test(outcome ~ group, var.equal = TRUE)",
-    roles={"outcome": "numeric", "group": "category"},
-    generate=generate,
-    analyse=analyse,
-    effect_for_z=effect_for_z,
-    medium=0.25,
-    effect_unit="Cohen's f",
-    draw_params=draw_params,
-    dgp_keys=("mean", "sd"),
-    validate=validate,
-    hints=hints,
-    min_n=15,
-    r_code="res <- oneway.test({outcome} ~ {group}, data = d, var.equal = TRUE)",
-    py_code=(
+class OneWayAnova(Family):
+    name = "one_way_anova"
+    title = "One-way ANOVA"
+    category = "k-sample"
+    canonical = "oneway.test(outcome ~ group, var.equal = TRUE)"
+    roles = {"outcome": "numeric", "group": "category"}
+    min_n = 15
+    dgp_keys = ("mean", "sd")
+    medium = 0.25
+    effect_unit = "Cohen's f"
+    r_code = "res <- oneway.test({outcome} ~ {group}, data = d, var.equal = TRUE)"
+    py_code = (
         "from scipy import stats\n"
         "groups = [g.to_numpy() for _, g in d.groupby(d[\"{group}\"].astype(str))[\"{outcome}\"]]\n"
         "res = stats.f_oneway(*groups)\n"
         "p_value = res.pvalue"
-    ),
-))
+    )
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        """Group shares (balanced in 40 % of datasets, else largest/smallest up to
+        1.5) and the unit pattern of the group means (size-weighted mean 0, SD 1)."""
+        k = level_count(scenario)
+        ratio = 1.0 if rng.random() < 0.4 else float(rng.uniform(1.1, 1.5))
+        shares = draw_shares(n, k, ratio, MIN_GROUP, rng)
+        return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng)}
+
+    def validate(self, scenario):
+        validate_groups(scenario)
+        check_location(scenario, "outcome")
+
+    def analyse(self, condition, data):
+        return oneway(condition, data, var_equal=True)
+
+    def effect_for_z(self, z, n, params):
+        """Cohen's f (size-weighted SD of the group means over the within-group SD):
+        the F test's non-centrality is N f^2 for the group sizes used."""
+        k = len(params["shares"])
+        return float(np.sqrt(f_noncentrality(z, k - 1, n - k) / n))
+
+    def hints(self, condition):
+        k = len(condition.params["shares"])
+        return [
+            f"The outcome is compared across {k} groups; within each group it looks roughly symmetric "
+            "and the groups' spreads are similar.",
+        ]
+
+
+register(OneWayAnova())

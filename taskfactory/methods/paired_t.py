@@ -13,21 +13,11 @@ import numpy as np
 
 from ..effects import t_critical
 from ..kit import finish
-from ..registry import Family, register
+from ..family import Family
+from ..registry import register
 from ..scenarios import require_direction
 from ._common import check_paired, numeric
-from ._ttest import one_sample, welch_two_sample
-
-
-def draw_params(scenario, n, rng):
-    """The correlation of the before and after measurements of one unit."""
-    return {"rho": float(rng.uniform(0.4, 0.8))}
-
-
-def effect_for_z(z, n, params):
-    """Cohen's dz, the mean difference over the SD of the differences: the t
-    statistic's non-centrality is dz sqrt(n)."""
-    return t_critical(z, n - 1) / np.sqrt(n)
+from ._ttest import one_sample, two_sample
 
 
 def generate(condition, rng):
@@ -46,51 +36,51 @@ def _columns(condition, data):
     return numeric(data, condition.roles["after"]), numeric(data, condition.roles["before"])
 
 
-def analyse(condition, data):
-    after, before = _columns(condition, data)
-    return one_sample(after - before, 0.0, "Paired t-test")
-
-
-def naive(condition, data):
-    after, before = _columns(condition, data)
-    return dataclasses.replace(welch_two_sample(after, before), n=len(after))
-
-
-def hints(condition):
-    return [
-        "Each row is one unit measured twice, before and after; the two measurements of a unit are "
-        "positively correlated, so the two columns are not independent samples.",
-    ]
-
-
-def validate(scenario):
-    check_paired(scenario)
-    require_direction(scenario)
-
-
-register(Family(
-    name="paired_t",
-    order=2,
-    title="Paired t-test",
-    category="paired",
-    canonical="t.test(after, before, paired = TRUE)",
-    roles={"before": "numeric", "after": "numeric"},
-    generate=generate,
-    analyse=analyse,
-    naive=naive,
-    naive_method="Welch two-sample t-test ignoring the pairing",
-    effect_for_z=effect_for_z,
-    medium=0.5,
-    effect_unit="Cohen's dz",
-    draw_params=draw_params,
-    dgp_keys=("mean", "sd"),
-    validate=validate,
-    hints=hints,
-    min_n=10,
-    r_code="res <- t.test(d${after}, d${before}, paired = TRUE)",
-    py_code=(
+class PairedT(Family):
+    name = "paired_t"
+    title = "Paired t-test"
+    category = "paired"
+    canonical = "t.test(after, before, paired = TRUE)"
+    roles = {"before": "numeric", "after": "numeric"}
+    min_n = 10
+    dgp_keys = ("mean", "sd")
+    naive_method = "Welch two-sample t-test ignoring the pairing"
+    medium = 0.5
+    effect_unit = "Cohen's dz"
+    r_code = "res <- t.test(d${after}, d${before}, paired = TRUE)"
+    py_code = (
         "from scipy import stats\n"
         "res = stats.ttest_rel(d[\"{after}\"], d[\"{before}\"])\n"
         "p_value = res.pvalue"
-    ),
-))
+    )
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        """The correlation of the before and after measurements of one unit."""
+        return {"rho": float(rng.uniform(0.4, 0.8))}
+
+    def validate(self, scenario):
+        check_paired(scenario)
+        require_direction(scenario)
+
+    def analyse(self, condition, data):
+        after, before = _columns(condition, data)
+        return one_sample(after - before, 0.0, "Paired t-test")
+
+    def naive(self, condition, data):
+        after, before = _columns(condition, data)
+        return dataclasses.replace(two_sample(after, before), n=len(after))
+
+    def effect_for_z(self, z, n, params):
+        """Cohen's dz, the mean difference over the SD of the differences: the t
+        statistic's non-centrality is dz sqrt(n)."""
+        return t_critical(z, n - 1) / np.sqrt(n)
+
+    def hints(self, condition):
+        return [
+            "Each row is one unit measured twice, before and after; the two measurements of a unit are "
+            "positively correlated, so the two columns are not independent samples.",
+        ]
+
+
+register(PairedT())

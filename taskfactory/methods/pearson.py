@@ -9,16 +9,10 @@ import numpy as np
 
 from ..effects import t_critical
 from ..kit import finish
-from ..registry import Family, register
+from ..family import Family
+from ..registry import register
 from ..scenarios import require_direction, require_number
 from ._correlation import pearson_test
-
-
-def effect_for_z(z, n, params):
-    """The correlation at the critical value of the t test on n - 2 df:
-    r = t / sqrt(n - 2 + t^2), which the sample r reaches about half the time."""
-    t = t_critical(z, n - 2)
-    return float(t / np.sqrt(n - 2 + t * t))
 
 
 def generate(condition, rng):
@@ -33,50 +27,50 @@ def generate(condition, rng):
     })
 
 
-def analyse(condition, data):
-    return pearson_test(condition, data)
-
-
-def hints(condition):
-    return [
-        "Both measurements look roughly symmetric and bell-shaped, and the scatter plot is an even ellipse "
-        "without isolated extreme points; judge whether a linear association is the right summary.",
-    ]
-
-
-def validate(scenario):
-    for role in ("x", "y"):
-        lo, hi = scenario.variable(scenario.roles[role]).range
-        mean = require_number(scenario.dgp[f"{role}_mean"], f"dgp {role}_mean")
-        sd = require_number(scenario.dgp[f"{role}_sd"], f"dgp {role}_sd")
-        if not sd > 0:
-            raise ValueError(f"dgp {role}_sd must be positive")
-        if not (lo < mean - 4 * sd and mean + 4 * sd < hi):
-            raise ValueError(f"dgp {role}_mean +/- 4 {role}_sd must lie inside the range of '{scenario.roles[role]}'")
-    require_direction(scenario)
-
-
-register(Family(
-    name="pearson",
-    order=17,
-    title="Pearson correlation test",
-    category="correlation",
-    canonical="cor.test(x, y)",
-    roles={"x": "numeric", "y": "numeric"},
-    generate=generate,
-    analyse=analyse,
-    effect_for_z=effect_for_z,
-    medium=0.3,
-    effect_unit="Pearson's r",
-    effect_bounds=(-1.0, 1.0),
-    dgp_keys=("x_mean", "x_sd", "y_mean", "y_sd"),
-    validate=validate,
-    hints=hints,
-    min_n=5,
-    r_code="res <- cor.test(d${x}, d${y})",
-    py_code=(
+class Pearson(Family):
+    name = "pearson"
+    title = "Pearson correlation test"
+    category = "correlation"
+    canonical = "cor.test(x, y)"
+    roles = {"x": "numeric", "y": "numeric"}
+    min_n = 5
+    dgp_keys = ("x_mean", "x_sd", "y_mean", "y_sd")
+    medium = 0.3
+    effect_unit = "Pearson's r"
+    effect_bounds = (-1.0, 1.0)
+    r_code = "res <- cor.test(d${x}, d${y})"
+    py_code = (
         "from scipy import stats\n"
         "res = stats.pearsonr(d[\"{x}\"], d[\"{y}\"])\n"
         "p_value = res.pvalue"
-    ),
-))
+    )
+    generate = staticmethod(generate)
+
+    def validate(self, scenario):
+        for role in ("x", "y"):
+            lo, hi = scenario.variable(scenario.roles[role]).range
+            mean = require_number(scenario.dgp[f"{role}_mean"], f"dgp {role}_mean")
+            sd = require_number(scenario.dgp[f"{role}_sd"], f"dgp {role}_sd")
+            if not sd > 0:
+                raise ValueError(f"dgp {role}_sd must be positive")
+            if not (lo < mean - 4 * sd and mean + 4 * sd < hi):
+                raise ValueError(f"dgp {role}_mean +/- 4 {role}_sd must lie inside the range of '{scenario.roles[role]}'")
+        require_direction(scenario)
+
+    def analyse(self, condition, data):
+        return pearson_test(condition, data)
+
+    def effect_for_z(self, z, n, params):
+        """The correlation at the critical value of the t test on n - 2 df:
+        r = t / sqrt(n - 2 + t^2), which the sample r reaches about half the time."""
+        t = t_critical(z, n - 2)
+        return float(t / np.sqrt(n - 2 + t * t))
+
+    def hints(self, condition):
+        return [
+            "Both measurements look roughly symmetric and bell-shaped, and the scatter plot is an even ellipse "
+            "without isolated extreme points; judge whether a linear association is the right summary.",
+        ]
+
+
+register(Pearson())

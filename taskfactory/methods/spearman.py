@@ -20,7 +20,8 @@ import numpy as np
 from scipy import stats
 
 from ..kit import finish
-from ..registry import Family, register
+from ..family import Family
+from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction, require_number
 from ._correlation import pair, pearson_r, pearson_test, t_pvalue
@@ -32,17 +33,6 @@ EDGEWORTH = (0.2274, 0.2531, 0.1745, 0.0758, 0.1033, 0.3932, 0.0879, 0.0151, 0.0
 SHAPES = ("normal", "lognormal", "sinh", "logistic")
 K_RANGE = (0.8, 1.25)
 MARGIN_KEYS = ("shape", "loc", "scale", "k", "shift")
-
-
-def draw_params(scenario, n, rng):
-    """How strongly each margin bends: a factor on the scenario's ``k`` of x and of y."""
-    return {"k_factor": [float(v) for v in rng.uniform(K_RANGE[0], K_RANGE[1], 2)]}
-
-
-def effect_for_z(z, n, params):
-    """Spearman's rho whose Fisher z sits ``z`` standard errors from zero, with the
-    variance of the Fisher z of Spearman's rho, about 1.06 / (n - 3)."""
-    return float(np.tanh(z * np.sqrt(1.06 / (n - 3))))
 
 
 def margin(z, spec, factor):
@@ -121,82 +111,20 @@ def prho(n: int, s: float, lower: bool) -> float:
     return float(min(1.0, max(0.0, p)))
 
 
-def analyse(condition, data):
-    """R's two-sided Spearman test: the tail is the one S lies in (lower when
-    S <= (n^3 - n) / 6), p = min(2 P, 1). In the exact branch R asks AS 89 for
-    P(S >= round(S)) or, in the lower tail, P(S < round(S) + 2), i.e. P(S <= S_obs)
-    as S takes even values only."""
-    x, y = pair(condition, data)
-    n = len(x)
-    rho = pearson_r(stats.rankdata(x), stats.rankdata(y))
-    q = (float(n) ** 3 - n) * (1.0 - rho) / 6.0
-    lower = not q > (float(n) ** 3 - n) / 6.0
-    ties = min(len(np.unique(x)), len(np.unique(y))) < n
-    if ties or n > EXACT_MAX_N:
-        _, p = t_pvalue(rho, n)
-        branch = "t approximation"
-    else:
-        p = min(1.0, 2.0 * prho(n, float(np.floor(q + 0.5)) + 2.0 * lower, lower))
-        branch = "exact permutation" if n <= ENUMERATE_MAX_N else "Edgeworth series"
-    return TestResult(statistic=q, pvalue=float(p), method=METHOD, estimate=rho, n=n, statistic_name="S",
-                      details={"branch": branch, "ties": bool(ties)})
-
-
-def naive(condition, data):
-    return pearson_test(condition, data)
-
-
-def hints(condition):
-    return [
-        "Both variables are far from normal (skewed or long-tailed), a handful of extreme points sit far from the "
-        "bulk, and the scatter suggests a monotone but curved relationship; consider a rank-based measure of "
-        "association, and check the columns for tied values.",
-    ]
-
-
-def validate(scenario):
-    for role in ("x", "y"):
-        spec = scenario.dgp[role]
-        if not isinstance(spec, dict) or spec.get("shape") not in SHAPES:
-            raise ValueError(f"dgp {role} needs a shape, one of {', '.join(SHAPES)}")
-        unknown = sorted(set(spec) - set(MARGIN_KEYS))
-        if unknown:
-            raise ValueError(f"dgp {role} has the unknown key '{unknown[0]}'; allowed: {', '.join(MARGIN_KEYS)}")
-        for key in MARGIN_KEYS[1:]:
-            if key in spec:
-                require_number(spec[key], f"dgp {role}.{key}")
-        if not spec.get("scale", 0) > 0 or not spec.get("k", 1.0) > 0 or "loc" not in spec:
-            raise ValueError(f"dgp {role} needs loc, a positive scale and a positive k")
-        lo, hi = scenario.variable(scenario.roles[role]).range
-        with np.errstate(over="ignore"):
-            ends = margin(np.array([-4.0, 4.0]), spec, K_RANGE[1])
-        if not (lo < ends[0] and ends[1] < hi):
-            raise ValueError(f"the margin of {role} at normal scores +/- 4 leaves the range of '{scenario.roles[role]}'")
-    require_direction(scenario)
-
-
-register(Family(
-    name="spearman",
-    order=18,
-    title="Spearman rank correlation test",
-    category="correlation",
-    canonical='cor.test(x, y, method = "spearman")',
-    roles={"x": "numeric", "y": "numeric"},
-    generate=generate,
-    analyse=analyse,
-    naive=naive,
-    naive_method="Pearson correlation test, cor.test(x, y)",
-    effect_for_z=effect_for_z,
-    medium=0.3,
-    effect_unit="Spearman's rho",
-    effect_bounds=(-1.0, 1.0),
-    draw_params=draw_params,
-    dgp_keys=("x", "y"),
-    validate=validate,
-    hints=hints,
-    min_n=8,
-    r_code='res <- cor.test(d${x}, d${y}, method = "spearman")',
-    py_code=(
+class Spearman(Family):
+    name = "spearman"
+    title = "Spearman rank correlation test"
+    category = "correlation"
+    canonical = 'cor.test(x, y, method = "spearman")'
+    roles = {"x": "numeric", "y": "numeric"}
+    min_n = 8
+    dgp_keys = ("x", "y")
+    naive_method = "Pearson correlation test, cor.test(x, y)"
+    medium = 0.3
+    effect_unit = "Spearman's rho"
+    effect_bounds = (-1.0, 1.0)
+    r_code = 'res <- cor.test(d${x}, d${y}, method = "spearman")'
+    py_code = (
         "import itertools\n"
         "import math\n"
         "import numpy as np\n"
@@ -228,5 +156,67 @@ register(Family(
         "        p = stats.norm.cdf(z) - u if lower else stats.norm.sf(z) + u\n"
         "        p = min(1.0, max(0.0, p))\n"
         "p_value = min(1.0, 2 * p)"
-    ),
-))
+    )
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        """How strongly each margin bends: a factor on the scenario's ``k`` of x and of y."""
+        return {"k_factor": [float(v) for v in rng.uniform(K_RANGE[0], K_RANGE[1], 2)]}
+
+    def validate(self, scenario):
+        for role in ("x", "y"):
+            spec = scenario.dgp[role]
+            if not isinstance(spec, dict) or spec.get("shape") not in SHAPES:
+                raise ValueError(f"dgp {role} needs a shape, one of {', '.join(SHAPES)}")
+            unknown = sorted(set(spec) - set(MARGIN_KEYS))
+            if unknown:
+                raise ValueError(f"dgp {role} has the unknown key '{unknown[0]}'; allowed: {', '.join(MARGIN_KEYS)}")
+            for key in MARGIN_KEYS[1:]:
+                if key in spec:
+                    require_number(spec[key], f"dgp {role}.{key}")
+            if not spec.get("scale", 0) > 0 or not spec.get("k", 1.0) > 0 or "loc" not in spec:
+                raise ValueError(f"dgp {role} needs loc, a positive scale and a positive k")
+            lo, hi = scenario.variable(scenario.roles[role]).range
+            with np.errstate(over="ignore"):
+                ends = margin(np.array([-4.0, 4.0]), spec, K_RANGE[1])
+            if not (lo < ends[0] and ends[1] < hi):
+                raise ValueError(f"the margin of {role} at normal scores +/- 4 leaves the range of '{scenario.roles[role]}'")
+        require_direction(scenario)
+
+    def analyse(self, condition, data):
+        """R's two-sided Spearman test: the tail is the one S lies in (lower when
+        S <= (n^3 - n) / 6), p = min(2 P, 1). In the exact branch R asks AS 89 for
+        P(S >= round(S)) or, in the lower tail, P(S < round(S) + 2), i.e. P(S <= S_obs)
+        as S takes even values only."""
+        x, y = pair(condition, data)
+        n = len(x)
+        rho = pearson_r(stats.rankdata(x), stats.rankdata(y))
+        q = (float(n) ** 3 - n) * (1.0 - rho) / 6.0
+        lower = not q > (float(n) ** 3 - n) / 6.0
+        ties = min(len(np.unique(x)), len(np.unique(y))) < n
+        if ties or n > EXACT_MAX_N:
+            _, p = t_pvalue(rho, n)
+            branch = "t approximation"
+        else:
+            p = min(1.0, 2.0 * prho(n, float(np.floor(q + 0.5)) + 2.0 * lower, lower))
+            branch = "exact permutation" if n <= ENUMERATE_MAX_N else "Edgeworth series"
+        return TestResult(statistic=q, pvalue=float(p), method=METHOD, estimate=rho, n=n, statistic_name="S",
+                          details={"branch": branch, "ties": bool(ties)})
+
+    def naive(self, condition, data):
+        return pearson_test(condition, data)
+
+    def effect_for_z(self, z, n, params):
+        """Spearman's rho whose Fisher z sits ``z`` standard errors from zero, with the
+        variance of the Fisher z of Spearman's rho, about 1.06 / (n - 3)."""
+        return float(np.tanh(z * np.sqrt(1.06 / (n - 3))))
+
+    def hints(self, condition):
+        return [
+            "Both variables are far from normal (skewed or long-tailed), a handful of extreme points sit far from the "
+            "bulk, and the scatter suggests a monotone but curved relationship; consider a rank-based measure of "
+            "association, and check the columns for tied values.",
+        ]
+
+
+register(Spearman())

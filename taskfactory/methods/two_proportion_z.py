@@ -21,7 +21,8 @@ from scipy import stats
 
 from ..effects import Z_BORDERLINE
 from ..kit import column_spec, finish, labels_for, split_sizes
-from ..registry import Family, register
+from ..family import Family
+from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction
 from ._common import require
@@ -41,46 +42,8 @@ def _rarer_share(first, baseline, h):
     return min(pooled, 1.0 - pooled)
 
 
-def draw_params(scenario, n, rng):
-    """The first listed group's share of the rows (0.3 to 0.7) and the baseline
-    proportion (the scenario's, jittered on the logit scale).
-
-    At small N the share, and then the baseline, move toward one half just
-    enough that the smaller group expects ``MIN_EXPECTED`` successes and
-    failures with no effect and with an effect as large as the medium or the
-    borderline one; then an expected count below 5 (R's warning) is rare.
-    """
-    small = float(rng.uniform(0.3, 0.5))
-    first_small = bool(rng.random() < 0.5)
-    p0 = float(scenario.dgp["p"])
-    baseline = 1.0 / (1.0 + math.exp(-(math.log(p0 / (1.0 - p0)) + rng.normal(0.0, BASELINE_JITTER))))
-    direction = scenario.dgp.get("direction", 1)
-
-    def enough(small, baseline):
-        first = small if first_small else 1.0 - small
-        n1, n2 = split_sizes(n, [first, 1.0 - first])
-        h = direction * max(MEDIUM, Z_BORDERLINE * math.sqrt(1.0 / n1 + 1.0 / n2))
-        worst = min(_rarer_share(first, baseline, 0.0), _rarer_share(first, baseline, h))
-        return n * small * worst >= MIN_EXPECTED
-
-    steps = np.linspace(0.0, 1.0, 201)
-    t = next((t for t in steps if enough(small + t * (0.5 - small), baseline)), 1.0)
-    small += t * (0.5 - small)
-    if not enough(small, baseline):
-        t = next((t for t in steps if enough(small, baseline + t * (0.5 - baseline))), 1.0)
-        baseline += t * (0.5 - baseline)
-    return {"share": small if first_small else 1.0 - small, "baseline": baseline}
-
-
 def _sizes(n, params):
     return split_sizes(n, [params["share"], 1.0 - params["share"]])
-
-
-def effect_for_z(z, n, params):
-    """Cohen's h: 2 asin(sqrt(p)) has variance 1/n, so the z statistic is about
-    h / sqrt(1/n1 + 1/n2)."""
-    n1, n2 = _sizes(n, params)
-    return float(z * np.sqrt(1.0 / n1 + 1.0 / n2))
 
 
 def generate(condition, rng):
@@ -101,76 +64,23 @@ def generate(condition, rng):
     })
 
 
-def analyse(condition, data):
-    outcome, group = condition.roles["outcome"], condition.roles["group"]
-    positive = str(condition.roles["positive"])
-    g = data[group].astype(str).to_numpy()
-    y = data[outcome].astype(str).to_numpy()
-    levels = sorted(set(g))
-    require(len(levels) == 2, f"'{group}' has {len(levels)} levels, the test needs 2")
-    require(len(set(y)) <= 2, f"'{outcome}' has {len(set(y))} levels, the test needs a binary outcome")
-    x = np.array([np.sum(y[g == lv] == positive) for lv in levels], dtype=float)
-    n = np.array([np.sum(g == lv) for lv in levels], dtype=float)
-    require(bool(np.all(x > 0) and np.all(x < n)),
-            f"a level of '{group}' has no '{positive}' or no other outcome")
-    pooled = x.sum() / n.sum()
-    expected = np.column_stack([n * pooled, n * (1.0 - pooled)])
-    require(bool(np.all(expected >= 5.0)), f"an expected count is below 5 ({expected.min():.3g}); "
-                                           "R warns that the chi-square approximation may be incorrect")
-    observed = np.column_stack([x, n - x])
-    statistic = float(np.sum((observed - expected) ** 2 / expected))
-    return TestResult(statistic=statistic, pvalue=float(stats.chi2.sf(statistic, 1)),
-                      method="2-sample test for equality of proportions without continuity correction",
-                      df=(1.0,), estimate=float(x[0] / n[0] - x[1] / n[1]), n=int(n.sum()),
-                      statistic_name="X-squared")
-
-
-def hints(condition):
-    n1, n2 = _sizes(condition.n, condition.params)
-    return [
-        f"The outcome '{condition.roles['outcome']}' is binary; count '{condition.roles['positive']}' as the "
-        f"success and compare its proportion between the two groups (about {n1} and {n2} rows).",
-    ]
-
-
-def validate(scenario):
-    for role in ("outcome", "group"):
-        levels = scenario.variable(scenario.roles[role]).levels
-        if len(levels) != 2:
-            raise ValueError(f"{role} '{scenario.roles[role]}' needs exactly 2 levels")
-    positive = scenario.roles["positive"]
-    if positive not in scenario.variable(scenario.roles["outcome"]).levels:
-        raise ValueError(f"positive ({positive!r}) must be one of the levels of '{scenario.roles['outcome']}'")
-    p = scenario.dgp["p"]
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.05 <= p <= 0.95:
-        raise ValueError(f"dgp p ({p!r}) must be a proportion from 0.05 to 0.95")
-    require_direction(scenario)
-
-
-register(Family(
-    name="two_proportion_z",
-    order=15,
-    title="Two-proportion z-test (pooled)",
-    category="proportions",
-    canonical="prop.test(successes, totals, correct = FALSE)",
-    roles={"outcome": "category", "group": "category", "positive": "level"},
-    generate=generate,
-    analyse=analyse,
-    effect_for_z=effect_for_z,
-    medium=MEDIUM,
-    effect_unit="Cohen's h",
-    draw_params=draw_params,
-    dgp_keys=("p",),
-    validate=validate,
-    hints=hints,
-    min_n=MIN_N,
-    effect_bounds=(-math.pi, math.pi),
-    r_code=(
+class TwoProportionZ(Family):
+    name = "two_proportion_z"
+    title = "Two-proportion z-test (pooled)"
+    category = "proportions"
+    canonical = "prop.test(successes, totals, correct = FALSE)"
+    roles = {"outcome": "category", "group": "category", "positive": "level"}
+    min_n = MIN_N
+    dgp_keys = ("p",)
+    medium = MEDIUM
+    effect_unit = "Cohen's h"
+    effect_bounds = (-math.pi, math.pi)
+    r_code = (
         "x <- tapply(d${outcome} == \"{positive}\", d${group}, sum)\n"
         "n <- tapply(d${outcome} == \"{positive}\", d${group}, length)\n"
         "res <- prop.test(x, n, correct = FALSE)"
-    ),
-    py_code=(
+    )
+    py_code = (
         "from scipy import stats\n"
         "groups = d[\"{group}\"].astype(str)\n"
         "success = d[\"{outcome}\"].astype(str) == \"{positive}\"\n"
@@ -178,5 +88,87 @@ register(Family(
         "n = [int((groups == g).sum()) for g in sorted(groups.unique())]\n"
         "res = stats.chi2_contingency([[x[0], n[0] - x[0]], [x[1], n[1] - x[1]]], correction=False)\n"
         "p_value = res.pvalue"
-    ),
-))
+    )
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        """The first listed group's share of the rows (0.3 to 0.7) and the baseline
+        proportion (the scenario's, jittered on the logit scale).
+
+        At small N the share, and then the baseline, move toward one half just
+        enough that the smaller group expects ``MIN_EXPECTED`` successes and
+        failures with no effect and with an effect as large as the medium or the
+        borderline one; then an expected count below 5 (R's warning) is rare.
+        """
+        small = float(rng.uniform(0.3, 0.5))
+        first_small = bool(rng.random() < 0.5)
+        p0 = float(scenario.dgp["p"])
+        baseline = 1.0 / (1.0 + math.exp(-(math.log(p0 / (1.0 - p0)) + rng.normal(0.0, BASELINE_JITTER))))
+        direction = scenario.dgp.get("direction", 1)
+
+        def enough(small, baseline):
+            first = small if first_small else 1.0 - small
+            n1, n2 = split_sizes(n, [first, 1.0 - first])
+            h = direction * max(MEDIUM, Z_BORDERLINE * math.sqrt(1.0 / n1 + 1.0 / n2))
+            worst = min(_rarer_share(first, baseline, 0.0), _rarer_share(first, baseline, h))
+            return n * small * worst >= MIN_EXPECTED
+
+        steps = np.linspace(0.0, 1.0, 201)
+        t = next((t for t in steps if enough(small + t * (0.5 - small), baseline)), 1.0)
+        small += t * (0.5 - small)
+        if not enough(small, baseline):
+            t = next((t for t in steps if enough(small, baseline + t * (0.5 - baseline))), 1.0)
+            baseline += t * (0.5 - baseline)
+        return {"share": small if first_small else 1.0 - small, "baseline": baseline}
+
+    def validate(self, scenario):
+        for role in ("outcome", "group"):
+            levels = scenario.variable(scenario.roles[role]).levels
+            if len(levels) != 2:
+                raise ValueError(f"{role} '{scenario.roles[role]}' needs exactly 2 levels")
+        positive = scenario.roles["positive"]
+        if positive not in scenario.variable(scenario.roles["outcome"]).levels:
+            raise ValueError(f"positive ({positive!r}) must be one of the levels of '{scenario.roles['outcome']}'")
+        p = scenario.dgp["p"]
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.05 <= p <= 0.95:
+            raise ValueError(f"dgp p ({p!r}) must be a proportion from 0.05 to 0.95")
+        require_direction(scenario)
+
+    def analyse(self, condition, data):
+        outcome, group = condition.roles["outcome"], condition.roles["group"]
+        positive = str(condition.roles["positive"])
+        g = data[group].astype(str).to_numpy()
+        y = data[outcome].astype(str).to_numpy()
+        levels = sorted(set(g))
+        require(len(levels) == 2, f"'{group}' has {len(levels)} levels, the test needs 2")
+        require(len(set(y)) <= 2, f"'{outcome}' has {len(set(y))} levels, the test needs a binary outcome")
+        x = np.array([np.sum(y[g == lv] == positive) for lv in levels], dtype=float)
+        n = np.array([np.sum(g == lv) for lv in levels], dtype=float)
+        require(bool(np.all(x > 0) and np.all(x < n)),
+                f"a level of '{group}' has no '{positive}' or no other outcome")
+        pooled = x.sum() / n.sum()
+        expected = np.column_stack([n * pooled, n * (1.0 - pooled)])
+        require(bool(np.all(expected >= 5.0)), f"an expected count is below 5 ({expected.min():.3g}); "
+                                               "R warns that the chi-square approximation may be incorrect")
+        observed = np.column_stack([x, n - x])
+        statistic = float(np.sum((observed - expected) ** 2 / expected))
+        return TestResult(statistic=statistic, pvalue=float(stats.chi2.sf(statistic, 1)),
+                          method="2-sample test for equality of proportions without continuity correction",
+                          df=(1.0,), estimate=float(x[0] / n[0] - x[1] / n[1]), n=int(n.sum()),
+                          statistic_name="X-squared")
+
+    def effect_for_z(self, z, n, params):
+        """Cohen's h: 2 asin(sqrt(p)) has variance 1/n, so the z statistic is about
+        h / sqrt(1/n1 + 1/n2)."""
+        n1, n2 = _sizes(n, params)
+        return float(z * np.sqrt(1.0 / n1 + 1.0 / n2))
+
+    def hints(self, condition):
+        n1, n2 = _sizes(condition.n, condition.params)
+        return [
+            f"The outcome '{condition.roles['outcome']}' is binary; count '{condition.roles['positive']}' as the "
+            f"success and compare its proportion between the two groups (about {n1} and {n2} rows).",
+        ]
+
+
+register(TwoProportionZ())

@@ -10,42 +10,13 @@ import numpy as np
 
 from ..effects import f_noncentrality
 from ..kit import column_spec, finish, labels_for, split_sizes
-from ..registry import Family, register
+from ..family import Family
+from ..registry import register
 from ._common import check_location
 from ._anova import draw_shares, exponents, level_count, oneway, unit_pattern, validate_groups, welch_terms
 
 MIN_GROUP = 5
 INVERSE_PAIRING = 0.7
-
-
-def draw_params(scenario, n, rng):
-    """Group shares (largest/smallest 1.5 to 3, shrunk at small N so every group
-    has at least 5 rows), the groups' SDs relative to the pooled SD ``dgp.sd``
-    (largest/smallest 1.5 to 3; in 70 % of datasets the larger SDs go to the
-    smaller groups, else at random), and the unit pattern of the group means."""
-    k = level_count(scenario)
-    shares = draw_shares(n, k, float(rng.uniform(1.5, 3.0)), MIN_GROUP, rng)
-    sizes = np.array(split_sizes(n, shares), dtype=float)
-    sds = float(rng.uniform(1.5, 3.0)) ** exponents(k, rng)
-    scale = np.empty(k)
-    if rng.random() < INVERSE_PAIRING:
-        scale[np.argsort(-sizes, kind="stable")] = sds
-    else:
-        scale = sds[rng.permutation(k)]
-    scale = scale / np.sqrt(np.sum(sizes * scale**2) / n)
-    return {"shares": shares, "sd_scale": [float(s) for s in scale], "pattern": unit_pattern(sizes, rng)}
-
-
-def effect_for_z(z, n, params):
-    """Cohen's f on the pooled SD: the size-weighted SD of the group means over
-    sqrt(sum n_i sigma_i^2 / N). Calibrated with Welch's non-centrality
-    sum w_i (mu_i - mu_w)^2, w_i = n_i / sigma_i^2, on F(k - 1, Welch's df)."""
-    sizes = split_sizes(n, params["shares"])
-    k = len(sizes)
-    w, total, tmp = welch_terms(sizes, np.asarray(params["sd_scale"]) ** 2)
-    mu = np.asarray(params["pattern"])
-    unit = float(np.sum(w * (mu - np.sum(w * mu) / total) ** 2))
-    return float(np.sqrt(f_noncentrality(z, k - 1, 1.0 / (3.0 * tmp)) / unit))
 
 
 def generate(condition, rng):
@@ -61,54 +32,19 @@ def generate(condition, rng):
     })
 
 
-def analyse(condition, data):
-    return oneway(condition, data, var_equal=False)
-
-
-def naive(condition, data):
-    return oneway(condition, data, var_equal=True)
-
-
-def hints(condition):
-    sizes = split_sizes(condition.n, condition.params["shares"])
-    scale = condition.params["sd_scale"]
-    if min(sizes) == max(sizes):
-        size_text = f"The {len(sizes)} groups have about {sizes[0]} rows each"
-    else:
-        size_text = f"The {len(sizes)} groups differ in size (from about {min(sizes)} to {max(sizes)} rows)"
-    return [
-        f"{size_text} and their spreads look unequal (the largest SD is about "
-        f"{max(scale) / min(scale):.1f} times the smallest); check whether the equal-variance assumption "
-        "is tenable before pooling variances.",
-    ]
-
-
-def validate(scenario):
-    validate_groups(scenario)
-    check_location(scenario, "outcome")
-
-
-register(Family(
-    name="welch_anova",
-    order=7,
-    title="Welch one-way ANOVA",
-    category="k-sample",
-    canonical="oneway.test(outcome ~ group)",
-    roles={"outcome": "numeric", "group": "category"},
-    generate=generate,
-    analyse=analyse,
-    naive=naive,
-    naive_method="classical one-way ANOVA (oneway.test with var.equal = TRUE)",
-    effect_for_z=effect_for_z,
-    medium=0.25,
-    effect_unit="Cohen's f (size-weighted SD of the group means over the pooled within-group SD)",
-    draw_params=draw_params,
-    dgp_keys=("mean", "sd"),
-    validate=validate,
-    hints=hints,
-    min_n=25,
-    r_code="res <- oneway.test({outcome} ~ {group}, data = d)",
-    py_code=(
+class WelchAnova(Family):
+    name = "welch_anova"
+    title = "Welch one-way ANOVA"
+    category = "k-sample"
+    canonical = "oneway.test(outcome ~ group)"
+    roles = {"outcome": "numeric", "group": "category"}
+    min_n = 25
+    dgp_keys = ("mean", "sd")
+    naive_method = "classical one-way ANOVA (oneway.test with var.equal = TRUE)"
+    medium = 0.25
+    effect_unit = "Cohen's f (size-weighted SD of the group means over the pooled within-group SD)"
+    r_code = "res <- oneway.test({outcome} ~ {group}, data = d)"
+    py_code = (
         "import numpy as np\n"
         "from scipy import stats\n"
         "g = d.groupby(d[\"{group}\"].astype(str))[\"{outcome}\"]\n"
@@ -119,5 +55,59 @@ register(Family(
         "tmp = np.sum((1 - w / np.sum(w)) ** 2 / (n - 1)) / (k * k - 1)\n"
         "F = np.sum(w * (m - centre) ** 2) / ((k - 1) * (1 + 2 * (k - 2) * tmp))\n"
         "p_value = float(stats.f.sf(F, k - 1, 1 / (3 * tmp)))"
-    ),
-))
+    )
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        """Group shares (largest/smallest 1.5 to 3, shrunk at small N so every group
+        has at least 5 rows), the groups' SDs relative to the pooled SD ``dgp.sd``
+        (largest/smallest 1.5 to 3; in 70 % of datasets the larger SDs go to the
+        smaller groups, else at random), and the unit pattern of the group means."""
+        k = level_count(scenario)
+        shares = draw_shares(n, k, float(rng.uniform(1.5, 3.0)), MIN_GROUP, rng)
+        sizes = np.array(split_sizes(n, shares), dtype=float)
+        sds = float(rng.uniform(1.5, 3.0)) ** exponents(k, rng)
+        scale = np.empty(k)
+        if rng.random() < INVERSE_PAIRING:
+            scale[np.argsort(-sizes, kind="stable")] = sds
+        else:
+            scale = sds[rng.permutation(k)]
+        scale = scale / np.sqrt(np.sum(sizes * scale**2) / n)
+        return {"shares": shares, "sd_scale": [float(s) for s in scale], "pattern": unit_pattern(sizes, rng)}
+
+    def validate(self, scenario):
+        validate_groups(scenario)
+        check_location(scenario, "outcome")
+
+    def analyse(self, condition, data):
+        return oneway(condition, data, var_equal=False)
+
+    def naive(self, condition, data):
+        return oneway(condition, data, var_equal=True)
+
+    def effect_for_z(self, z, n, params):
+        """Cohen's f on the pooled SD: the size-weighted SD of the group means over
+        sqrt(sum n_i sigma_i^2 / N). Calibrated with Welch's non-centrality
+        sum w_i (mu_i - mu_w)^2, w_i = n_i / sigma_i^2, on F(k - 1, Welch's df)."""
+        sizes = split_sizes(n, params["shares"])
+        k = len(sizes)
+        w, total, tmp = welch_terms(sizes, np.asarray(params["sd_scale"]) ** 2)
+        mu = np.asarray(params["pattern"])
+        unit = float(np.sum(w * (mu - np.sum(w * mu) / total) ** 2))
+        return float(np.sqrt(f_noncentrality(z, k - 1, 1.0 / (3.0 * tmp)) / unit))
+
+    def hints(self, condition):
+        sizes = split_sizes(condition.n, condition.params["shares"])
+        scale = condition.params["sd_scale"]
+        if min(sizes) == max(sizes):
+            size_text = f"The {len(sizes)} groups have about {sizes[0]} rows each"
+        else:
+            size_text = f"The {len(sizes)} groups differ in size (from about {min(sizes)} to {max(sizes)} rows)"
+        return [
+            f"{size_text} and their spreads look unequal (the largest SD is about "
+            f"{max(scale) / min(scale):.1f} times the smallest); check whether the equal-variance assumption "
+            "is tenable before pooling variances.",
+        ]
+
+
+register(WelchAnova())

@@ -6,35 +6,19 @@ larger spread.
 """
 
 import numpy as np
-from scipy import stats
 
 from ..effects import t_critical
 from ..kit import column_spec, finish, labels_for, split_sizes
-from ..registry import Family, register
-from ..result import TestResult
+from ..family import Family
+from ..registry import register
 from ..scenarios import require_direction
-from ._common import check_location, grouped, nonconstant, welch_df
-
-
-def draw_params(scenario, n, rng):
-    """Share of the first listed level, and the two groups' SDs relative to dgp.sd
-    (the larger SD is dgp.sd, the smaller 1.5 to 3 times smaller)."""
-    ratio = float(rng.uniform(1.5, 3.0))
-    scale = [1.0, 1.0 / ratio] if rng.random() < 0.5 else [1.0 / ratio, 1.0]
-    return {"share": float(rng.uniform(0.25, 0.45)), "sd_scale": scale}
+from ._common import check_location, grouped, nonconstant
+from ._ttest import two_sample
 
 
 def _sizes_sds(n, params, sd):
     sizes = split_sizes(n, [params["share"], 1.0 - params["share"]])
     return sizes, [sd * params["sd_scale"][0], sd * params["sd_scale"][1]]
-
-
-def effect_for_z(z, n, params):
-    """Cohen's d (mean difference over the root mean square of the two SDs)."""
-    (n1, n2), (s1, s2) = _sizes_sds(n, params, 1.0)
-    a, b = s1 * s1 / n1, s2 * s2 / n2
-    df = (a + b) ** 2 / (a * a / (n1 - 1) + b * b / (n2 - 1))
-    return t_critical(z, df) * np.sqrt(a + b) / np.sqrt((s1 * s1 + s2 * s2) / 2.0)
 
 
 def generate(condition, rng):
@@ -54,65 +38,66 @@ def generate(condition, rng):
 
 
 def _t_test(condition, data, equal_var):
-    levels, (a, b) = grouped(data, condition.roles["outcome"], condition.roles["group"], k=2)
+    _, (a, b) = grouped(data, condition.roles["outcome"], condition.roles["group"], k=2)
     nonconstant(a, b)
-    res = stats.ttest_ind(a, b, equal_var=equal_var)
-    df = len(a) + len(b) - 2.0 if equal_var else welch_df(a, b)
-    method = " Two Sample t-test" if equal_var else "Welch Two Sample t-test"
-    return TestResult(statistic=float(res.statistic), pvalue=float(res.pvalue), method=method.strip(),
-                      df=(df,), estimate=float(a.mean() - b.mean()), n=len(a) + len(b), statistic_name="t")
+    return two_sample(a, b, equal_var=equal_var)
 
 
-def analyse(condition, data):
-    return _t_test(condition, data, equal_var=False)
-
-
-def naive(condition, data):
-    return _t_test(condition, data, equal_var=True)
-
-
-def hints(condition):
-    (n1, n2), _ = _sizes_sds(condition.n, condition.params, 1.0)
-    return [
-        f"The groups differ in size (about {n1} and {n2} rows) and their spreads look unequal; "
-        "check whether the equal-variance assumption is tenable before pooling variances.",
-    ]
-
-
-def validate(scenario):
-    group = scenario.variable(scenario.roles["group"])
-    if len(group.levels) != 2:
-        raise ValueError(f"group '{group.name}' needs exactly 2 levels")
-    check_location(scenario, "outcome")
-    require_direction(scenario)
-
-
-register(Family(
-    name="welch_t",
-    order=3,
-    title="Welch two-sample t-test",
-    category="two-sample",
-    canonical="t.test(outcome ~ group)",
-    roles={"outcome": "numeric", "group": "category"},
-    generate=generate,
-    analyse=analyse,
-    naive=naive,
-    naive_method="Student two-sample t-test (var.equal = TRUE)",
-    effect_for_z=effect_for_z,
-    medium=0.5,
-    effect_unit="Cohen's d",
-    draw_params=draw_params,
-    dgp_keys=("mean", "sd"),
-    validate=validate,
-    hints=hints,
-    min_n=20,
-    r_code="res <- t.test({outcome} ~ {group}, data = d)",
-    py_code=(
+class WelchT(Family):
+    name = "welch_t"
+    title = "Welch two-sample t-test"
+    category = "two-sample"
+    canonical = "t.test(outcome ~ group)"
+    roles = {"outcome": "numeric", "group": "category"}
+    min_n = 20
+    dgp_keys = ("mean", "sd")
+    naive_method = "Student two-sample t-test (var.equal = TRUE)"
+    medium = 0.5
+    effect_unit = "Cohen's d"
+    r_code = "res <- t.test({outcome} ~ {group}, data = d)"
+    py_code = (
         "from scipy import stats\n"
         "levels = sorted(d[\"{group}\"].astype(str).unique())\n"
         "a = d.loc[d[\"{group}\"].astype(str) == levels[0], \"{outcome}\"]\n"
         "b = d.loc[d[\"{group}\"].astype(str) == levels[1], \"{outcome}\"]\n"
         "res = stats.ttest_ind(a, b, equal_var=False)\n"
         "p_value = res.pvalue"
-    ),
-))
+    )
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        """Share of the first listed level, and the two groups' SDs relative to dgp.sd
+        (the larger SD is dgp.sd, the smaller 1.5 to 3 times smaller)."""
+        ratio = float(rng.uniform(1.5, 3.0))
+        scale = [1.0, 1.0 / ratio] if rng.random() < 0.5 else [1.0 / ratio, 1.0]
+        return {"share": float(rng.uniform(0.25, 0.45)), "sd_scale": scale}
+
+    def validate(self, scenario):
+        group = scenario.variable(scenario.roles["group"])
+        if len(group.levels) != 2:
+            raise ValueError(f"group '{group.name}' needs exactly 2 levels")
+        check_location(scenario, "outcome")
+        require_direction(scenario)
+
+    def analyse(self, condition, data):
+        return _t_test(condition, data, equal_var=False)
+
+    def naive(self, condition, data):
+        return _t_test(condition, data, equal_var=True)
+
+    def effect_for_z(self, z, n, params):
+        """Cohen's d (mean difference over the root mean square of the two SDs)."""
+        (n1, n2), (s1, s2) = _sizes_sds(n, params, 1.0)
+        a, b = s1 * s1 / n1, s2 * s2 / n2
+        df = (a + b) ** 2 / (a * a / (n1 - 1) + b * b / (n2 - 1))
+        return t_critical(z, df) * np.sqrt(a + b) / np.sqrt((s1 * s1 + s2 * s2) / 2.0)
+
+    def hints(self, condition):
+        (n1, n2), _ = _sizes_sds(condition.n, condition.params, 1.0)
+        return [
+            f"The groups differ in size (about {n1} and {n2} rows) and their spreads look unequal; "
+            "check whether the equal-variance assumption is tenable before pooling variances.",
+        ]
+
+
+register(WelchT())

@@ -26,20 +26,15 @@ form.
 """
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
 
 from ..kit import finish
-from ..registry import Family, register
+from ..family import Family
+from ..registry import register
 from ..scenarios import require_number
-from ..result import TestResult
 from ._common import check_paired, numeric, require
 from ._ranks import signed_rank_test
-
-
-def draw_params(scenario, n, rng):
-    """Share of units measured under poor conditions, and how many times larger
-    their error scale is."""
-    return {"noisy_share": float(rng.uniform(0.1, 0.25)), "noisy_factor": float(rng.uniform(3.0, 5.0))}
+from ._ttest import one_sample
 
 
 def _positive_share(mu, share, factor):
@@ -78,23 +73,6 @@ def _walsh_positive_share(mu, share, factor):
     return 1.0 - sum(w1 * w2 * _pair_tail(2.0 * mu, b1, b2) for w1, b1 in kinds for w2, b2 in kinds)
 
 
-def effect_for_z(z, n, params):
-    """P(D > 0) whose expected V lies z null standard deviations above its null
-    mean: E[V] = n P(D > 0) + n (n - 1) / 2 P(D1 + D2 > 0), against
-    n (n + 1) / 4 and Var0[V] = n (n + 1) (2n + 1) / 24."""
-    share, factor = params["noisy_share"], params["noisy_factor"]
-    target = n * (n + 1) / 4.0 + z * np.sqrt(n * (n + 1) * (2 * n + 1) / 24.0)
-
-    def gap(mu):
-        pairs = n * (n - 1) / 2.0
-        return n * _positive_share(mu, share, factor) + pairs * _walsh_positive_share(mu, share, factor) - target
-
-    if gap(200.0) <= 0.0:
-        return 0.99
-    mu = optimize.brentq(gap, 0.0, 200.0, xtol=1e-12)
-    return float(min(_positive_share(mu, share, factor), 0.99))
-
-
 def generate(condition, rng):
     dgp, params, n = condition.dgp, condition.params, condition.n
     b = dgp["noise"]
@@ -114,58 +92,21 @@ def _differences(condition, data):
     return numeric(data, condition.roles["after"]) - numeric(data, condition.roles["before"])
 
 
-def analyse(condition, data):
-    return signed_rank_test(_differences(condition, data))
-
-
-def naive(condition, data):
-    d = _differences(condition, data)
-    require(d.size >= 2 and float(np.ptp(d)) > 0.0, "the differences have no variation")
-    res = stats.ttest_1samp(d, 0.0)
-    return TestResult(statistic=float(res.statistic), pvalue=float(res.pvalue), method="Paired t-test",
-                      df=(float(d.size - 1),), estimate=float(d.mean()), n=d.size, statistic_name="t")
-
-
-def hints(condition):
-    return [
-        "Each row is one unit measured twice; the analysis concerns the within-unit differences "
-        "after - before, which are roughly symmetric but have heavy tails (a few very large changes).",
-        "Measurements are recorded to a fixed number of decimals, so some differences may be exactly zero "
-        "and some absolute differences may coincide; both affect whether an exact p-value is available.",
-    ]
-
-
-def validate(scenario):
-    """Before and after must be distinct columns with one type, range and
-    rounding, so that under the null the released pair stays exchangeable."""
-    check_paired(scenario)
-    if not require_number(scenario.dgp["noise"], "dgp noise") > 0:
-        raise ValueError("dgp noise must be positive")
-
-
-register(Family(
-    name="wilcoxon_signed_rank",
-    order=5,
-    title="Wilcoxon signed rank test",
-    category="paired",
-    canonical="wilcox.test(after, before, paired = TRUE)",
-    roles={"before": "numeric", "after": "numeric"},
-    generate=generate,
-    analyse=analyse,
-    naive=naive,
-    naive_method="Paired t-test",
-    effect_for_z=effect_for_z,
-    medium=0.64,
-    effect_unit="P(D > 0) for the paired difference D = after - before",
-    draw_params=draw_params,
-    dgp_keys=("mean", "sd", "noise"),
-    validate=validate,
-    hints=hints,
-    min_n=12,
-    null_value=0.5,
-    effect_bounds=(0.0, 1.0),
-    r_code="res <- wilcox.test(d${after}, d${before}, paired = TRUE)",
-    py_code=(
+class WilcoxonSignedRank(Family):
+    name = "wilcoxon_signed_rank"
+    title = "Wilcoxon signed rank test"
+    category = "paired"
+    canonical = "wilcox.test(after, before, paired = TRUE)"
+    roles = {"before": "numeric", "after": "numeric"}
+    min_n = 12
+    dgp_keys = ("mean", "sd", "noise")
+    naive_method = "Paired t-test"
+    medium = 0.64
+    effect_unit = "P(D > 0) for the paired difference D = after - before"
+    null_value = 0.5
+    effect_bounds = (0.0, 1.0)
+    r_code = "res <- wilcox.test(d${after}, d${before}, paired = TRUE)"
+    py_code = (
         "import numpy as np\n"
         "from scipy import stats\n"
         "diff = d[\"{after}\"].to_numpy(float) - d[\"{before}\"].to_numpy(float)\n"
@@ -175,5 +116,52 @@ register(Family(
         "         and np.unique(np.abs(nonzero)).size == nonzero.size)\n"
         "res = stats.wilcoxon(nonzero, correction=True, method=\"exact\" if exact else \"asymptotic\")\n"
         "p_value = res.pvalue"
-    ),
-))
+    )
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        """Share of units measured under poor conditions, and how many times larger
+        their error scale is."""
+        return {"noisy_share": float(rng.uniform(0.1, 0.25)), "noisy_factor": float(rng.uniform(3.0, 5.0))}
+
+    def validate(self, scenario):
+        """Before and after must be distinct columns with one type, range and
+        rounding, so that under the null the released pair stays exchangeable."""
+        check_paired(scenario)
+        if not require_number(scenario.dgp["noise"], "dgp noise") > 0:
+            raise ValueError("dgp noise must be positive")
+
+    def analyse(self, condition, data):
+        return signed_rank_test(_differences(condition, data))
+
+    def naive(self, condition, data):
+        d = _differences(condition, data)
+        require(d.size >= 2 and float(np.ptp(d)) > 0.0, "the differences have no variation")
+        return one_sample(d, 0.0, "Paired t-test")
+
+    def effect_for_z(self, z, n, params):
+        """P(D > 0) whose expected V lies z null standard deviations above its null
+        mean: E[V] = n P(D > 0) + n (n - 1) / 2 P(D1 + D2 > 0), against
+        n (n + 1) / 4 and Var0[V] = n (n + 1) (2n + 1) / 24."""
+        share, factor = params["noisy_share"], params["noisy_factor"]
+        target = n * (n + 1) / 4.0 + z * np.sqrt(n * (n + 1) * (2 * n + 1) / 24.0)
+
+        def gap(mu):
+            pairs = n * (n - 1) / 2.0
+            return n * _positive_share(mu, share, factor) + pairs * _walsh_positive_share(mu, share, factor) - target
+
+        if gap(200.0) <= 0.0:
+            return 0.99
+        mu = optimize.brentq(gap, 0.0, 200.0, xtol=1e-12)
+        return float(min(_positive_share(mu, share, factor), 0.99))
+
+    def hints(self, condition):
+        return [
+            "Each row is one unit measured twice; the analysis concerns the within-unit differences "
+            "after - before, which are roughly symmetric but have heavy tails (a few very large changes).",
+            "Measurements are recorded to a fixed number of decimals, so some differences may be exactly zero "
+            "and some absolute differences may coincide; both affect whether an exact p-value is available.",
+        ]
+
+
+register(WilcoxonSignedRank())

@@ -1,0 +1,184 @@
+"""The contract every method family fulfils.
+
+A family is a subclass of :class:`Family` in its own module under
+``taskfactory/methods/``, registered once with
+:func:`taskfactory.registry.register`. Its parts:
+
+- **identity**: ``name``, ``title``, ``category``, the canonical R call, the
+  ``roles`` its test reads and what the grid's ``n`` counts (``n_unit``);
+- **design and DGP**: ``draw_params`` (nuisance parameters of one dataset),
+  ``generate`` (a module-level function whose source the emitted script
+  carries), ``dgp_keys`` and ``validate`` (what a scenario must give);
+- **canonical test**: ``analyse``, exactly as R's call computes it;
+- **naive test**: ``naive`` and ``naive_method``, the tempting wrong test;
+- **calibration**: ``effect_for_z``, ``medium``, ``effect_unit``,
+  ``null_value`` and ``effect_bounds``;
+- **reference solutions**: ``r_code`` and ``py_code`` templates;
+- **hints**: what a look at the data shows, for guided prompts.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
+
+from .errors import ScenarioError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from .condition import Condition
+    from .result import TestResult
+    from .scenarios import Scenario
+
+#: What a role holds: a numeric or category column, or a reference value (a
+#: number such as mu0, or a level such as the positive outcome).
+ROLE_KINDS = ("numeric", "category", "value", "level")
+#: Kinds whose role holds a reference value, not a column.
+VALUE_KINDS = ("value", "level")
+#: What the grid's ``n`` counts for a family.
+N_UNITS = ("rows",)
+
+
+class Family(ABC):
+    """One method family: its data, its canonical and naive tests, its
+    calibration and its reference solutions (see the module docstring)."""
+
+    # -- identity -----------------------------------------------------------------
+    name: ClassVar[str]
+    title: ClassVar[str]
+    category: ClassVar[str]
+    canonical: ClassVar[str]
+    roles: ClassVar[dict[str, str]]
+    n_unit: ClassVar[str] = "rows"
+    min_n: ClassVar[int] = 10
+
+    # -- design and DGP -------------------------------------------------------------
+    #: ``generate(condition, rng) -> DataFrame``: a module-level function using
+    #: numpy, pandas and taskfactory.kit only (the emitted script carries its
+    #: source); set it in the class body as ``generate = staticmethod(generate)``.
+    generate: ClassVar[Callable[[Condition, np.random.Generator], pd.DataFrame]]
+    dgp_keys: ClassVar[tuple[str, ...]] = ()
+
+    def draw_params(self, scenario: Scenario, n: int, rng: np.random.Generator) -> dict:
+        """Nuisance parameters of one dataset (plain floats, ints and lists)."""
+        return {}
+
+    def validate(self, scenario: Scenario) -> None:
+        """Raise ``ValueError`` naming what makes ``scenario`` unfit for the family."""
+
+    # -- canonical test -------------------------------------------------------------
+    #: Exceptions, beside DataError and warnings, that mean a dataset cannot
+    #: give a reliable gold (the task is redrawn); any other exception is a bug.
+    retry_on: ClassVar[tuple[type[Exception], ...]] = ()
+
+    @abstractmethod
+    def analyse(self, condition: Condition, data: pd.DataFrame) -> TestResult:
+        """The canonical test, as R's call computes it, reading only
+        ``condition.roles``; ``data`` is complete cases on the test's columns."""
+
+    # -- naive test -----------------------------------------------------------------
+    naive_method: ClassVar[str | None] = None
+
+    def naive(self, condition: Condition, data: pd.DataFrame) -> TestResult:
+        """The tempting wrong test; only called when ``naive_method`` is set."""
+        raise NotImplementedError(f"{self.name} has no naive test")
+
+    # -- calibration ----------------------------------------------------------------
+    medium: ClassVar[float]
+    effect_unit: ClassVar[str]
+    null_value: ClassVar[float] = 0.0
+    effect_bounds: ClassVar[tuple[float, float]] = (-math.inf, math.inf)
+
+    @abstractmethod
+    def effect_for_z(self, z: float, n: int, params: dict) -> float:
+        """The effect whose expected test statistic sits at two-sided ``z``."""
+
+    # -- reference solutions --------------------------------------------------------
+    #: R code leaving the test in ``res`` (its p-value at ``r_pvalue``) and
+    #: Python code setting ``p_value``; both see ``d``, the data after the
+    #: canonical handling; ``{role}`` fields are filled with the roles.
+    r_code: ClassVar[str]
+    py_code: ClassVar[str]
+    r_pvalue: ClassVar[str] = "res$p.value"
+
+    # -- hints ----------------------------------------------------------------------
+    def hints(self, condition: Condition) -> list[str]:
+        """Guided-prompt hints: what a look at the data shows, never a test's name."""
+        return []
+
+    # -- shared behaviour -----------------------------------------------------------
+    def role_columns(self, roles: dict) -> list[str]:
+        """The columns the test uses, in role order."""
+        return [roles[role] for role, kind in self.roles.items() if kind not in VALUE_KINDS]
+
+    def check_scenario(self, scen: Scenario) -> None:
+        """Raise :class:`ScenarioError` unless ``scen`` gives what this family needs.
+
+        ``validate`` raises ``ValueError`` naming what is wrong; a ``TypeError``,
+        ``ArithmeticError`` or ``LookupError`` from it (a value of the wrong kind
+        that it did not check) is reported the same way, as one line.
+        """
+        where = f"{scen.source or f'scenarios/{self.name}.yaml'}, scenario '{scen.id}'"
+        names = {v.name: v for v in scen.variables}
+        for role, kind in self.roles.items():
+            if role not in scen.roles:
+                raise ScenarioError(f"{where}: roles lack '{role}'; {self.name} needs {', '.join(self.roles)}")
+            if kind in VALUE_KINDS:
+                continue
+            col = scen.roles[role]
+            var = names.get(col) if isinstance(col, str) else None
+            if var is None:
+                raise ScenarioError(f"{where}: role '{role}' names '{col}', which is not a variable")
+            if kind == "numeric" and var.type not in ("numeric", "integer"):
+                raise ScenarioError(f"{where}: role '{role}' needs a numeric column, '{col}' is {var.type}")
+            if kind == "category" and var.type != "category":
+                raise ScenarioError(f"{where}: role '{role}' needs a category column, '{col}' is {var.type}")
+        extra = sorted(set(scen.roles) - set(self.roles))
+        if extra:
+            raise ScenarioError(f"{where}: unknown role '{extra[0]}'; {self.name} takes {', '.join(self.roles)}")
+        missing = [k for k in self.dgp_keys if k not in scen.dgp]
+        if missing:
+            raise ScenarioError(f"{where}: dgp lacks '{missing[0]}'; {self.name} needs {', '.join(self.dgp_keys)}")
+        try:
+            self.validate(scen)
+        except ValueError as exc:
+            raise ScenarioError(f"{where}: {exc}") from None
+        except (TypeError, ArithmeticError, LookupError) as exc:
+            raise ScenarioError(f"{where}: the dgp does not fit {self.name} ({type(exc).__name__}: "
+                                f"{' '.join(str(exc).split())})") from None
+
+    def describe(self) -> dict:
+        """A JSON-ready summary, as ``taskfactory methods --json`` prints it."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "category": self.category,
+            "canonical": self.canonical,
+            "naive": self.naive_method,
+            "roles": dict(self.roles),
+            "n_unit": self.n_unit,
+            "min_n": self.min_n,
+            "medium": self.medium,
+            "effect_unit": self.effect_unit,
+        }
+
+    def __repr__(self) -> str:
+        return f"<family {self.name}>"
+
+    @classmethod
+    def check_definition(cls) -> None:
+        """Raise ``ValueError`` when the class misses a part of the contract."""
+        for attr in ("name", "title", "category", "canonical", "roles", "generate", "medium", "effect_unit",
+                     "r_code", "py_code"):
+            if not hasattr(cls, attr):
+                raise ValueError(f"family {cls.__name__} lacks '{attr}'")
+        for role, kind in cls.roles.items():
+            if kind not in ROLE_KINDS:
+                raise ValueError(f"family '{cls.name}': role kind ({kind!r}) of '{role}' must be one of "
+                                 f"{', '.join(ROLE_KINDS)}")
+        if cls.n_unit not in N_UNITS:
+            raise ValueError(f"family '{cls.name}': n_unit ({cls.n_unit!r}) must be one of {', '.join(N_UNITS)}")
