@@ -105,7 +105,7 @@ def inspect(corpus, task_id, method, rows, as_json):
         taskfactory inspect corpus/ --method welch_t
     """
     from .corpus import find_task
-    from .inspect import render_task, task_json
+    from .show import render_task, task_json
 
     task = find_task(corpus, task_id, method)
     click.echo(task_json(task) if as_json else render_task(task, rows), nl=False)

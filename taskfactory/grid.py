@@ -74,7 +74,7 @@ class Coord(NamedTuple):
     effect: EffectLevel
     perturbation: str
     seed: int
-    style: str
+    prompt_style: str
     split: str
 
 

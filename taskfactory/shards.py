@@ -17,7 +17,7 @@ FIELDS = [
     ("task_id", S, False, "stable id: <method>-<12 hex> of the task's coordinates"),
     ("data_id", S, False, "id of the dataset, shared by its prompt styles"),
     ("method", S, False, "method family (taskfactory methods)"),
-    ("family", S, False, "broader category of the method"),
+    ("category", S, False, "broader category of the method"),
     ("scenario", S, False, "scenario id (taskfactory scenarios METHOD)"),
     ("domain", S, False, "field the scenario comes from"),
     ("n", I, False, "rows drawn"),
@@ -69,7 +69,7 @@ FIELDS = [
 DESCRIPTIONS = {name: desc for name, _, _, desc in FIELDS}
 ROW_GROUP_ROWS = 256
 ROW_GROUP_BYTES = 64 << 20   # text held before a row group is flushed
-DICTIONARY_COLUMNS = ["method", "family", "scenario", "domain", "effect", "prompt_style", "perturbation", "split",
+DICTIONARY_COLUMNS = ["method", "category", "scenario", "domain", "effect", "prompt_style", "perturbation", "split",
                       "gold_decision"]
 TEXT_COLUMNS = ("data_csv", "script", "prompt", "reference_r", "reference_py", "context")
 

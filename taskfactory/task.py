@@ -51,7 +51,7 @@ def ids(grid: Grid, c: Coord) -> tuple[str, str, tuple[int, ...]]:
     """
     dkey = data_key(grid, c)
     ddig = hashlib.sha256(dkey.encode()).digest()
-    tdig = hashlib.sha256(f"{dkey}|{c.style}|{grid.alpha!r}".encode()).hexdigest()
+    tdig = hashlib.sha256(f"{dkey}|{c.prompt_style}|{grid.alpha!r}".encode()).hexdigest()
     stream = tuple(int.from_bytes(ddig[i:i + 4], "big") for i in range(0, 16, 4))
     return f"{c.method}-{tdig[:12]}", f"{c.method}-{ddig.hex()[:12]}", stream
 
@@ -180,7 +180,7 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
     context, question = scen.fill(scen.context, c.n), scen.fill(scen.question, c.n)
     dictionary = scen.data_dictionary()
     hints = (list(family.hints(cond)) if family.hints else []) + perturb.hints(cond.perturbation)
-    prompt = render_prompt(style=c.style, context=context, question=question, dictionary=dictionary,
+    prompt = render_prompt(style=c.prompt_style, context=context, question=question, dictionary=dictionary,
                            data_filename=cond.data_filename, n_rows=ds.n_rows, alpha=grid.alpha, hints=hints)
     gold, naive, kept = ds.gold, ds.naive, ds.kept
     decision = gold.decision(grid.alpha)
@@ -194,13 +194,13 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "task_id": task_id,
         "data_id": data_id,
         "method": c.method,
-        "family": family.category,
+        "category": family.category,
         "scenario": scen.id,
         "domain": scen.domain,
         "n": c.n,
         "effect": c.effect.name,
         "effect_value": cond.effect_value,
-        "prompt_style": c.style,
+        "prompt_style": c.prompt_style,
         "perturbation": c.perturbation,
         "perturbation_detail": json.dumps(cond.perturbation, sort_keys=True),
         "n_blank_cells": ds.n_blank_cells,
@@ -247,5 +247,5 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
 def reject_entry(grid: Grid, c: Coord, rej: Rejected) -> dict:
     task_id, data_id, _ = ids(grid, c)
     return {"task_id": task_id, "data_id": data_id, "method": c.method, "scenario": c.scenario, "n": c.n,
-            "effect": c.effect.name, "perturbation": c.perturbation, "seed": c.seed, "prompt_style": c.style,
+            "effect": c.effect.name, "perturbation": c.perturbation, "seed": c.seed, "prompt_style": c.prompt_style,
             "split": c.split, "reasons": rej.reasons}

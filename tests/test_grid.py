@@ -110,5 +110,5 @@ def test_plan_counts_match_enumeration():
     p = tf.plan(g)
     coords = list(g.tasks())
     assert p.total == len(coords) == 6 * (3 * 3 - 1) * (3 * 2 - 1)
-    assert p.by["prompt_style"]["guided"] == sum(c.style == "guided" for c in coords)
+    assert p.by["prompt_style"]["guided"] == sum(c.prompt_style == "guided" for c in coords)
     assert p.datasets == len({(c.scenario, c.n, c.effect.name, c.seed) for c in coords})

@@ -125,7 +125,7 @@ def test_keeping_impossible_values_is_a_trap_and_guided_prompts_say_so():
         kinds |= set(rec["trap_kinds"])
         seen += rec["trap"]
     assert kinds == {"impossible_values"} and 5 <= seen <= 25
-    basic = record(grid, c._replace(style="basic"), ds)
+    basic = record(grid, c._replace(prompt_style="basic"), ds)
     assert "recording errors" not in basic["prompt"]
 
 
