@@ -5,7 +5,8 @@ A family is a subclass of :class:`Family` in its own module under
 :func:`taskfactory.registry.register`. Its parts:
 
 - **identity**: ``name``, ``title``, ``category``, the canonical R call, the
-  ``roles`` its test reads and what the grid's ``n`` counts (``n_unit``);
+  ``roles`` its test reads, what the grid's ``n`` counts (``n_unit``) and the
+  kind of answer a task asks for (``answer``, see :mod:`taskfactory.answers`);
 - **design and DGP**: ``draw_params`` (nuisance parameters of one dataset),
   ``generate`` (a module-level function whose source the emitted script
   carries), ``dgp_keys`` and ``validate`` (what a scenario must give);
@@ -24,6 +25,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
+from .answers import P_VALUE, AnswerSpec
 from .errors import ScenarioError
 
 if TYPE_CHECKING:
@@ -55,6 +57,7 @@ class Family(ABC):
     roles: ClassVar[dict[str, str]]
     n_unit: ClassVar[str] = "rows"
     min_n: ClassVar[int] = 10
+    answer: ClassVar[AnswerSpec] = P_VALUE
 
     # -- design and DGP -------------------------------------------------------------
     #: ``generate(condition, rng) -> DataFrame``: a module-level function using
@@ -79,6 +82,11 @@ class Family(ABC):
     def analyse(self, condition: Condition, data: pd.DataFrame) -> TestResult:
         """The canonical test, as R's call computes it, reading only
         ``condition.roles``; ``data`` is complete cases on the test's columns."""
+
+    def gold(self, result: TestResult, alpha: float) -> dict:
+        """The record's ``gold`` struct from the canonical result (by default a
+        p-value and its decision at ``alpha``)."""
+        return self.answer.gold(p_value=result.pvalue, decision=result.decision(alpha))
 
     # -- naive test -----------------------------------------------------------------
     naive_method: ClassVar[str | None] = None
@@ -161,6 +169,7 @@ class Family(ABC):
             "naive": self.naive_method,
             "roles": dict(self.roles),
             "n_unit": self.n_unit,
+            "answer": self.answer.kind,
             "min_n": self.min_n,
             "medium": self.medium,
             "effect_unit": self.effect_unit,

@@ -4,11 +4,6 @@ from __future__ import annotations
 
 STYLES = ("basic", "guided")
 
-ANSWER_FORMAT = """End your answer with exactly these three lines:
-METHOD: <the test you used>
-P_VALUE: <a number, e.g. 0.0132 or 3.1e-07>
-DECISION: <reject | fail to reject>"""
-
 WORKFLOW = (
     "Variable EDA: check each variable's type, values and plausible range, and count missing cells.",
     "Distribution EDA: look at the shape of the analysis variables (skew, outliers, ties), by group where there are groups.",
@@ -37,8 +32,8 @@ def dictionary_line(entry: dict) -> str:
 
 
 def render_prompt(*, style: str, context: str, question: str, dictionary: list[dict], data_filename: str,
-                  n_rows: int, alpha: float, hints: list[str]) -> str:
-    """The full prompt of one task."""
+                  n_rows: int, alpha: float, hints: list[str], answer_block: str) -> str:
+    """The full prompt of one task, ending with the answer kind's block."""
     parts = [
         context,
         f"Research question: {question}",
@@ -52,5 +47,5 @@ def render_prompt(*, style: str, context: str, question: str, dictionary: list[d
             parts.append("Hints about these data:\n" + "\n".join(f"- {h}" for h in hints))
         parts.append("Work through the five steps of a careful analysis:\n"
                      + "\n".join(f"{i}. {step}" for i, step in enumerate(WORKFLOW, 1)))
-    parts.append(ANSWER_FORMAT)
+    parts.append(answer_block)
     return "\n\n".join(parts) + "\n"

@@ -12,6 +12,8 @@ import pyarrow.parquet as pq
 from ._version import __version__
 
 S, I, F, B = pa.string(), pa.int32(), pa.float64(), pa.bool_()
+GOLD = pa.struct([("kind", S), ("p_value", F), ("decision", S), ("estimate", F), ("low", F), ("high", F),
+                  ("integer", pa.int64()), ("yes_no", B)])
 
 FIELDS = [
     ("task_id", S, False, "stable id: <method>-<12 hex> of the task's coordinates"),
@@ -40,14 +42,19 @@ FIELDS = [
     ("data_sha256", S, False, "sha256 of data_csv (UTF-8)"),
     ("roles", S, False, "JSON: which column plays which part of the test"),
     ("dgp_params", S, False, "JSON: nuisance parameters drawn for this dataset"),
+    ("answer_kind", S, False, "what the task asks for: p_value, estimate, interval, integer, count or yes_no"),
+    ("gold", GOLD, False, "the gold answer: kind and the fields of that kind (p_value and decision; estimate; "
+                          "low and high; integer; yes_no), the others null"),
     ("gold_method", S, False, "the canonical test, as R names it"),
     ("gold_statistic", F, False, "the statistic R reports"),
     ("gold_statistic_name", S, False, "its name in R's output (t, W, V, F, X-squared, S ...)"),
     ("gold_df", pa.list_(F), False, "degrees of freedom (empty for exact and z tests)"),
     ("gold_estimate", F, True, "effect estimate R reports, when it reports one"),
-    ("gold_p", F, False, "gold p-value (agrees with R: |dz| < 0.01)"),
-    ("gold_z", F, False, "min(Phi^-1(1 - p/2), 8)"),
-    ("gold_decision", S, False, "reject or fail to reject, at alpha"),
+    ("gold_terms", S, True, "JSON: the model's table of terms (estimate, std_error, statistic, df, p_value, "
+                            "target), when the test is about one term of a model"),
+    ("gold_p", F, True, "gold p-value (agrees with R: |dz| < 0.01), when the answer has one"),
+    ("gold_z", F, True, "min(Phi^-1(1 - p/2), 8), when the answer has a p-value"),
+    ("gold_decision", S, True, "reject or fail to reject, at alpha, when the answer has a p-value"),
     ("alpha", F, False, "significance level"),
     ("n_analyzed", I, False, "rows the canonical test used"),
     ("naive_method", S, True, "the tempting wrong test"),

@@ -181,9 +181,11 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
     dictionary = scen.data_dictionary()
     hints = (list(family.hints(cond)) if family.hints else []) + perturb.hints(cond.perturbation)
     prompt = render_prompt(style=c.prompt_style, context=context, question=question, dictionary=dictionary,
-                           data_filename=cond.data_filename, n_rows=ds.n_rows, alpha=grid.alpha, hints=hints)
+                           data_filename=cond.data_filename, n_rows=ds.n_rows, alpha=grid.alpha, hints=hints,
+                           answer_block=family.answer.block)
     gold, naive, kept = ds.gold, ds.naive, ds.kept
-    decision = gold.decision(grid.alpha)
+    gold_struct = family.gold(gold, grid.alpha)
+    decision = gold_struct["decision"]
     naive_decision = naive.decision(grid.alpha) if naive else None
     kept_decision = kept.decision(grid.alpha) if kept else None
     trap_kinds = [kind for kind, other in (("naive_method", naive_decision), ("impossible_values", kept_decision))
@@ -217,13 +219,16 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "data_sha256": hashlib.sha256(ds.csv_text.encode("utf-8")).hexdigest(),
         "roles": json.dumps(cond.roles, ensure_ascii=False),
         "dgp_params": json.dumps(cond.params, sort_keys=True),
+        "answer_kind": family.answer.kind,
+        "gold": gold_struct,
         "gold_method": gold.method,
         "gold_statistic": gold.statistic,
         "gold_statistic_name": gold.statistic_name,
         "gold_df": list(gold.df),
         "gold_estimate": gold.estimate,
-        "gold_p": gold.pvalue,
-        "gold_z": gold.z,
+        "gold_terms": None if not gold.terms else json.dumps(gold.terms_json()),
+        "gold_p": gold_struct["p_value"],
+        "gold_z": None if gold_struct["p_value"] is None else gold.z,
         "gold_decision": decision,
         "alpha": grid.alpha,
         "n_analyzed": gold.n,
