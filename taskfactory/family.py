@@ -36,13 +36,14 @@ if TYPE_CHECKING:
     from .result import TestResult
     from .scenarios import Scenario
 
-#: What a role holds: a numeric or category column, or a reference value (a
-#: number such as mu0, or a level such as the positive outcome).
-ROLE_KINDS = ("numeric", "category", "value", "level")
+#: What a role holds: a numeric, category or cluster column, or a reference
+#: value (a number such as mu0, or a level such as the positive outcome).
+ROLE_KINDS = ("numeric", "category", "cluster", "value", "level")
 #: Kinds whose role holds a reference value, not a column.
 VALUE_KINDS = ("value", "level")
-#: What the grid's ``n`` counts for a family.
-N_UNITS = ("rows",)
+#: What the grid's ``n`` counts for a family: rows of a flat table, or the
+#: clusters of a clustered design (each holding several rows).
+N_UNITS = ("rows", "clusters")
 
 
 class Family(ABC):
@@ -69,6 +70,12 @@ class Family(ABC):
     def draw_params(self, scenario: Scenario, n: int, rng: np.random.Generator) -> dict:
         """Nuisance parameters of one dataset (plain floats, ints and lists)."""
         return {}
+
+    def rows(self, n: int, params: dict | None = None) -> int:
+        """Rows of a dataset of ``n`` units drawn with ``params``; with
+        ``params`` None, the most it can have (for planning). Rows are units
+        unless the family's design says otherwise."""
+        return n
 
     def validate(self, scenario: Scenario) -> None:
         """Raise ``ValueError`` naming what makes ``scenario`` unfit for the family."""
@@ -143,8 +150,8 @@ class Family(ABC):
                 raise ScenarioError(f"{where}: role '{role}' names '{col}', which is not a variable")
             if kind == "numeric" and var.type not in ("numeric", "integer"):
                 raise ScenarioError(f"{where}: role '{role}' needs a numeric column, '{col}' is {var.type}")
-            if kind == "category" and var.type != "category":
-                raise ScenarioError(f"{where}: role '{role}' needs a category column, '{col}' is {var.type}")
+            if kind in ("category", "cluster") and var.type != kind:
+                raise ScenarioError(f"{where}: role '{role}' needs a {kind} column, '{col}' is {var.type}")
         extra = sorted(set(scen.roles) - set(self.roles))
         if extra:
             raise ScenarioError(f"{where}: unknown role '{extra[0]}'; {self.name} takes {', '.join(self.roles)}")

@@ -70,6 +70,11 @@ def finish(condition, rng, columns):
             width = max(3, len(str(n)))
             frame[name] = [f"{spec.get('prefix', '')}{i:0{width}d}" for i in range(1, n + 1)]
             continue
+        if spec["type"] == "cluster":  # the family numbers the clusters 1, 2, ...
+            number = np.asarray(columns[name], dtype=int)[order]
+            width = max(2, len(str(int(number.max()))))
+            frame[name] = [f"{spec.get('prefix', '')}{int(k):0{width}d}" for k in number]
+            continue
         if name in columns:
             values = np.asarray(columns[name])[order]
         else:

@@ -135,7 +135,8 @@ def plan(grid) -> Plan:
         size = estimate_task_bytes(method, scenario, n)
         split = g.split_of(method, scenario)
         p.task_bytes[split] = max(p.task_bytes[split], size)
-        p.work_seconds += datasets * (SECONDS_PER_DATASET + SECONDS_PER_ROW * n) + count * SECONDS_PER_RECORD
+        rows = get_family(method).rows(n)
+        p.work_seconds += datasets * (SECONDS_PER_DATASET + SECONDS_PER_ROW * rows) + count * SECONDS_PER_RECORD
     lost = Counter()
     for dropped, cells in dropped_cells.items():
         for seeds in dropped:
@@ -148,7 +149,7 @@ def plan(grid) -> Plan:
 def estimate_task_bytes(method: str, scenario: str, n: int) -> int:
     """Estimated text of one task of ``method``/``scenario`` at ``n`` rows."""
     columns = len(get_scenario(method, scenario).columns())
-    return n * (columns * CELL_BYTES + 1) + TASK_TEXT_BYTES
+    return get_family(method).rows(n) * (columns * CELL_BYTES + 1) + TASK_TEXT_BYTES
 
 
 def check_clipping(g: Grid) -> None:

@@ -50,7 +50,10 @@ from .readers import load_yaml
 
 IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
 LEVEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.+<>=/-]*$")
-TYPES = ("id", "numeric", "integer", "category")
+TYPES = ("id", "cluster", "numeric", "integer", "category")
+#: Types whose values label rows rather than measure them: the row id (numbered
+#: by the factory) and the cluster a row belongs to (numbered by the family).
+LABEL_TYPES = ("id", "cluster")
 DISTS = ("normal", "lognormal", "uniform", "poisson", "integers", "choice")
 SCENARIO_KEYS = ("id", "domain", "title", "context", "question", "roles", "variables", "dgp")
 VARIABLE_KEYS = ("name", "label", "type", "unit", "range", "decimals", "levels", "dist", "prefix")
@@ -84,7 +87,7 @@ class Variable:
     def spec(self) -> dict:
         """The column specification the data-generating code sees."""
         out = {"name": self.name, "type": self.type}
-        if self.type == "id":
+        if self.type in LABEL_TYPES:
             out["prefix"] = self.prefix
         if self.range is not None:
             out["range"] = [float(self.range[0]), float(self.range[1])]
@@ -296,8 +299,8 @@ def _parse_dist(dist, vtype: str, levels, where: str) -> dict:
     if not (isinstance(dist, dict) and len(dist) == 1 and next(iter(dist)) in DISTS):
         _fail(where, f"dist ({dist!r}) must be one mapping with one of {', '.join(DISTS)}")
     kind, arg = next(iter(dist.items()))
-    if vtype == "id":
-        _fail(where, "an id variable takes no dist")
+    if vtype in LABEL_TYPES:
+        _fail(where, f"a{'n' if vtype == 'id' else ''} {vtype} variable takes no dist")
     if (kind == "choice") != (vtype == "category"):
         _fail(where, "a category variable takes dist 'choice', and only it does")
     if not _dist_ok(kind, arg, levels):
@@ -390,6 +393,9 @@ def parse_scenario(raw, method: str, where: str) -> Scenario:
             if isinstance(col, str) and col in names:
                 used.add(col)
     extras = [v for v in variables if v.type != "id" and v.name not in used]
+    unused_clusters = [v.name for v in extras if v.type == "cluster"]
+    if unused_clusters:
+        _fail(where, f"cluster variable '{unused_clusters[0]}' must play a role of the test")
     if not 1 <= len(extras) <= 3:
         _fail(where, f"needs 1 to 3 extra columns the test does not use, has {len(extras)}")
     for v in extras:

@@ -102,7 +102,7 @@ def draw_condition(family, scen, n: int, effect, perturbation: str, alpha: float
     """The condition of one dataset: the family's nuisance parameters and the
     perturbation's plan drawn from ``rng``, the effect level resolved."""
     params = plain(family.draw_params(scen, n, rng)) if family.draw_params else {}
-    spoil = plain(perturb.draw(perturbation, family, scen, n, rng))
+    spoil = plain(perturb.draw(perturbation, family, scen, family.rows(n, params), rng))
     effect_value = effect.value(family, n, params)
     return Condition(method=family.name, roles=dict(scen.roles), n=n, scenario=scen.id, effect=effect.name,
                      effect_value=float(effect_value), params=params, dgp=plain(scen.dgp), columns=scen.columns(),
