@@ -43,7 +43,7 @@ def sample_tasks(corpus: str, per_method: int, seed: int) -> list[dict]:
     by_cell = defaultdict(list)
     seen = set()
     for rec in iter_records(corpus, columns=COLUMNS):
-        if rec["data_id"] in seen:
+        if rec["data_id"] in seen or rec["data_csv"] is None:  # a question without a dataset has no test to run
             continue
         seen.add(rec["data_id"])
         by_cell[(rec["method"], rec["perturbation"])].append(rec)

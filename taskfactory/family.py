@@ -66,6 +66,11 @@ class Family(ABC):
     #: source); set it in the class body as ``generate = staticmethod(generate)``.
     generate: ClassVar[Callable[[Condition, np.random.Generator], pd.DataFrame]]
     dgp_keys: ClassVar[tuple[str, ...]] = ()
+    #: False for a closed-form task: no dataset; the question carries its
+    #: numbers (the drawn params named in ``prompt_fields``) and ``solve``
+    #: gives the gold. Such a family needs no ``generate`` and no naive test.
+    has_data: ClassVar[bool] = True
+    prompt_fields: ClassVar[tuple[str, ...]] = ()
 
     def draw_params(self, scenario: Scenario, n: int, rng: np.random.Generator) -> dict:
         """Nuisance parameters of one dataset (plain floats, ints and lists)."""
@@ -85,10 +90,16 @@ class Family(ABC):
     #: give a reliable gold (the task is redrawn); any other exception is a bug.
     retry_on: ClassVar[tuple[type[Exception], ...]] = ()
 
-    @abstractmethod
     def analyse(self, condition: Condition, data: pd.DataFrame) -> TestResult:
         """The canonical test, as R's call computes it, reading only
-        ``condition.roles``; ``data`` is complete cases on the test's columns."""
+        ``condition.roles``; ``data`` is complete cases on the test's columns.
+        Every family with a dataset defines it."""
+        raise NotImplementedError(f"{self.name} has no dataset to analyse")
+
+    def solve(self, condition: Condition) -> dict:
+        """A closed-form task's gold: the fields of its answer kind, computed
+        from ``condition.params`` as R's reference call would."""
+        raise NotImplementedError(f"{self.name} analyses a dataset; it has nothing to solve")
 
     def gold(self, result: TestResult, alpha: float) -> dict:
         """The record's ``gold`` struct from the canonical result (by default a
@@ -188,10 +199,16 @@ class Family(ABC):
     @classmethod
     def check_definition(cls) -> None:
         """Raise ``ValueError`` when the class misses a part of the contract."""
-        for attr in ("name", "title", "category", "canonical", "roles", "generate", "medium", "effect_unit",
-                     "r_code", "py_code"):
+        needed = ["name", "title", "category", "canonical", "roles", "medium", "effect_unit", "r_code", "py_code"]
+        needed += ["generate"] if cls.has_data else []
+        for attr in needed:
             if not hasattr(cls, attr):
                 raise ValueError(f"family {cls.__name__} lacks '{attr}'")
+        method = "analyse" if cls.has_data else "solve"
+        if getattr(cls, method) is getattr(Family, method):
+            raise ValueError(f"family {cls.__name__} lacks '{method}'")
+        if not cls.has_data and (cls.naive_method or cls.n_unit != "rows"):
+            raise ValueError(f"family {cls.__name__} has no dataset, so no naive test and no design")
         for role, kind in cls.roles.items():
             if kind not in ROLE_KINDS:
                 raise ValueError(f"family '{cls.name}': role kind ({kind!r}) of '{role}' must be one of "

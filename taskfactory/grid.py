@@ -436,6 +436,10 @@ def load_grid(grid, source: str | None = None) -> Grid:
 
     for method in methods:
         fam = get_family(method)
+        for pert in perts:
+            if not fam.has_data and pert != "none" and not g.excluded(method=method, perturbation=pert):
+                _err(source, "perturbations", f"'{pert}' spoils a dataset, and '{method}' asks a question without "
+                     f"one; exclude {{method: {method}, perturbation: {pert}}}")
         for n in ns:
             if n < fam.min_n and not g.excluded(method=method, n=n):
                 _err(source, "n", f"{n} is below the minimum N of '{method}' ({fam.min_n}); raise it or exclude "

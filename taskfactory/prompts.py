@@ -32,9 +32,13 @@ def dictionary_line(entry: dict) -> str:
     return f"- `{entry['name']}` ({'; '.join(facts)}): {entry['label']}"
 
 
-def render_prompt(*, style: str, context: str, question: str, dictionary: list[dict], data_filename: str,
-                  n_rows: int, alpha: float, hints: list[str], answer_block: str) -> str:
-    """The full prompt of one task, ending with the answer kind's block."""
+def render_prompt(*, style: str, context: str, question: str, dictionary: list[dict], data_filename: str | None,
+                  n_rows: int | None, alpha: float, hints: list[str], answer_block: str) -> str:
+    """The full prompt of one task, ending with the answer kind's block. A
+    task without a dataset (``data_filename`` None) carries its numbers in the
+    context and question."""
+    if data_filename is None:
+        return "\n\n".join([context, f"Question: {question}", answer_block]) + "\n"
     parts = [
         context,
         f"Research question: {question}",

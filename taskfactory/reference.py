@@ -61,6 +61,13 @@ def handling_py(family, roles: dict, ranges: dict) -> list[str]:
     return lines
 
 
+def closed_reference(family, values: dict, lang: str) -> str:
+    """The reference solution of a closed-form task: the family's code with
+    the task's numbers filled in; it prints the answer."""
+    code = family.r_code if lang == "r" else family.py_code
+    return "\n".join([f"# Reference answer: {family.title}", f"# R: {family.canonical}", fill(code, values, lang)]) + "\n"
+
+
 def reference_r(family, roles: dict, ranges: dict, data_filename: str) -> str:
     lines = [f"# Canonical analysis: {family.title}", f"# R call: {family.canonical}",
              f'd <- read.csv("{data_filename}", na.strings = "")']

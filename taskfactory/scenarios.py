@@ -144,9 +144,10 @@ class Scenario:
         """Plausible range of every numeric column, by name."""
         return {v.name: v.range for v in self.variables if v.range is not None}
 
-    def fill(self, text: str, n: int) -> str:
-        """Fill ``{n}`` and the reference values into a context or question."""
-        values = {"n": n, **{k: v for k, v in self.roles.items() if not isinstance(v, (list, dict))}}
+    def fill(self, text: str, n: int, params: dict | None = None) -> str:
+        """Fill ``{n}``, the reference values and (for a question without a
+        dataset) the drawn ``params`` into a context or question."""
+        values = {**(params or {}), "n": n, **{k: v for k, v in self.roles.items() if not isinstance(v, (list, dict))}}
         return text.format_map(values)
 
 
@@ -356,8 +357,12 @@ def _parse_variable(raw, where: str) -> Variable:
                     range=rng, decimals=decimals, levels=levels, dist=dist, prefix=prefix)
 
 
-def parse_scenario(raw, method: str, where: str) -> Scenario:
-    """Validate one scenario mapping of ``method``'s file (``where`` names the file)."""
+def parse_scenario(raw, method: str, where: str, has_data: bool = True, fields: tuple[str, ...] = ()) -> Scenario:
+    """Validate one scenario mapping of ``method``'s file (``where`` names the file).
+
+    A family without a dataset (``has_data`` False: a closed-form task) has
+    no variables and may have no roles; its texts may name the drawn
+    ``fields`` (``{successes}``), which the task fills in."""
     source = where
     if not isinstance(raw, dict):
         _fail(where, "each scenario must be a mapping")
@@ -371,21 +376,23 @@ def parse_scenario(raw, method: str, where: str) -> Scenario:
     for key in ("domain", "title", "context", "question"):
         if not isinstance(raw.get(key), str) or not raw[key].strip():
             _fail(where, f"needs a non-empty '{key}'")
-    roles = raw.get("roles")
-    if not isinstance(roles, dict) or not roles:
+    roles = raw.get("roles", {} if not has_data else None)
+    if not isinstance(roles, dict) or (has_data and not roles):
         _fail(where, "needs a 'roles' mapping")
     for role, value in roles.items():
         if not (isinstance(role, str) and IDENT.fullmatch(role)):
             _fail(where, f"role ({role!r}) must match {IDENT.pattern}")
         _check_plain(value, f"role '{role}'", where, mapping_ok=False)
-    raw_vars = raw.get("variables")
+    raw_vars = raw.get("variables", [] if not has_data else None)
     if not isinstance(raw_vars, list):
         _fail(where, "needs a 'variables' list")
+    if not has_data and raw_vars:
+        _fail(where, f"{method} asks a question without a dataset; its scenarios take no variables")
     variables = tuple(_parse_variable(v, where) for v in raw_vars)
     names = [v.name for v in variables]
     if len(set(names)) != len(names):
         _fail(where, "variable names must be distinct")
-    if sum(v.type == "id" for v in variables) != 1:
+    if has_data and sum(v.type == "id" for v in variables) != 1:
         _fail(where, "needs exactly one variable of type 'id'")
     used = set()
     for role, value in roles.items():
@@ -396,7 +403,7 @@ def parse_scenario(raw, method: str, where: str) -> Scenario:
     unused_clusters = [v.name for v in extras if v.type == "cluster"]
     if unused_clusters:
         _fail(where, f"cluster variable '{unused_clusters[0]}' must play a role of the test")
-    if not 1 <= len(extras) <= 3:
+    if has_data and not 1 <= len(extras) <= 3:
         _fail(where, f"needs 1 to 3 extra columns the test does not use, has {len(extras)}")
     for v in extras:
         if v.dist is None:
@@ -408,7 +415,7 @@ def parse_scenario(raw, method: str, where: str) -> Scenario:
         if not (isinstance(key, str) and IDENT.fullmatch(key)):
             _fail(where, f"dgp key ({key!r}) must match {IDENT.pattern}")
         _check_plain(value, f"dgp {key}", where, mapping_ok=True)
-    allowed = {"n"} | {k for k, v in roles.items() if not isinstance(v, list)}
+    allowed = {"n"} | {k for k, v in roles.items() if not isinstance(v, list)} | set(fields)
     texts = {}
     for key in ("context", "question"):
         texts[key] = " ".join(raw[key].split())
@@ -420,7 +427,7 @@ def parse_scenario(raw, method: str, where: str) -> Scenario:
                     dgp=dict(dgp), source=source)
 
 
-def parse_file(path: Path) -> list[Scenario]:
+def parse_file(path: Path, has_data: bool = True, fields: tuple[str, ...] = ()) -> list[Scenario]:
     """Read and validate one scenario file."""
     where = str(path)
     raw = load_yaml(path, ScenarioError, "scenario file")
@@ -430,7 +437,7 @@ def parse_file(path: Path) -> list[Scenario]:
         _fail(where, f"method ({raw['method']!r}) must match the file name ({path.stem!r})")
     if not isinstance(raw["scenarios"], list) or not raw["scenarios"]:
         _fail(where, "'scenarios' must be a non-empty list")
-    out = [parse_scenario(s, path.stem, where) for s in raw["scenarios"]]
+    out = [parse_scenario(s, path.stem, where, has_data, fields) for s in raw["scenarios"]]
     ids = [s.id for s in out]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
@@ -446,7 +453,7 @@ def _load(root: str, method: str) -> tuple[Scenario, ...]:
     from .registry import get_family
 
     family = get_family(method)
-    scenarios = parse_file(path)
+    scenarios = parse_file(path, family.has_data, family.prompt_fields)
     for scen in scenarios:
         family.check_scenario(scen)
     return tuple(scenarios)

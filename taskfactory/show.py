@@ -7,8 +7,10 @@ import json
 
 def render_task(task: dict, rows: int = 8) -> str:
     """Agent view (prompt, head of the CSV) then grader view (gold and trap)."""
-    head = "".join(task["data_csv"].splitlines(keepends=True)[: rows + 1])
     rule = "=" * 72
+    if task["data_csv"] is None:
+        return _render_closed(task, rule)
+    head = "".join(task["data_csv"].splitlines(keepends=True)[: rows + 1])
     df = ", ".join(f"{x:.4g}" for x in task["gold_df"]) or "-"
     est = "-" if task["gold_estimate"] is None else f"{task['gold_estimate']:.6g}"
     naive = "-"
@@ -38,6 +40,26 @@ def render_task(task: dict, rows: int = 8) -> str:
         f"naive           {naive}",
         f"trap            {'yes' if task['trap'] else 'no'}",
         f"roles           {task['roles']}",
+        "",
+        "reference (R):",
+        task["reference_r"].rstrip(),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _render_closed(task: dict, rule: str) -> str:
+    """A task without a dataset: its prompt, then its gold answer."""
+    gold = {k: v for k, v in task["gold"].items() if v is not None and k != "kind"}
+    lines = [
+        rule,
+        f"TASK {task['task_id']}  ({task['split']})",
+        f"{task['method']} / {task['scenario']} ({task['domain']}), n = {task['n']}, {task['prompt_style']}, "
+        f"seed {task['seed']}",
+        rule, "AGENT SEES", rule,
+        task["prompt"].rstrip(),
+        rule, "GRADER SEES", rule,
+        f"answer          {task['answer_kind']}: " + ", ".join(f"{k} = {v}" for k, v in gold.items()),
+        f"reference       {task['gold_method']}",
         "",
         "reference (R):",
         task["reference_r"].rstrip(),

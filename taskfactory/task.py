@@ -29,9 +29,9 @@ from .condition import Condition
 from .errors import DataError
 from .grid import Coord, Grid
 from .prompts import render_prompt
-from .reference import reference_py, reference_r
+from .reference import closed_reference, reference_py, reference_r
 from .registry import get_family
-from .result import TestResult
+from .result import TestResult, z_of_p
 from .scenarios import MAX_CLIPPED_SHARE, get_scenario
 from .script import render as render_script
 
@@ -69,21 +69,25 @@ def plain(obj):
 
 @dataclass
 class Dataset:
-    """One released dataset with its gold: what the prompt styles share."""
+    """One released dataset with its gold: what the prompt styles share.
+
+    A closed-form task has no dataset: ``csv_text``, ``n_rows`` and ``gold``
+    are None and ``answer`` holds the gold fields ``solve`` gave."""
 
     data_id: str
     attempt: int
     condition: Condition
     stream: tuple
-    csv_text: str
-    n_rows: int
-    gold: TestResult
+    csv_text: str | None
+    n_rows: int | None
+    gold: TestResult | None
     naive: TestResult | None
     kept: TestResult | None
     n_blank_cells: int
     n_impossible_values: int
     reference_r: str
     reference_py: str
+    answer: dict | None = None
 
 
 @dataclass
@@ -144,6 +148,8 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                     warnings.simplefilter("ignore", cat)
                 rng_params, data_stream = _streams(grid, stream, attempt)
                 cond = draw_condition(family, scen, c.n, c.effect, c.perturbation, grid.alpha, rng_params)
+                if not family.has_data:
+                    return _closed_form(family, cond, data_id, attempt, data_stream)
                 rng = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=data_stream))
                 drawn = family.generate(cond, rng)
                 _check_clipping(drawn)
@@ -171,20 +177,31 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
     return Rejected(data_id=data_id, reasons=reasons)
 
 
+def _closed_form(family, cond: Condition, data_id: str, attempt: int, stream: tuple) -> Dataset:
+    """The task of a family without a dataset: its gold from ``solve``."""
+    values = {**cond.params, **cond.roles}
+    return Dataset(data_id=data_id, attempt=attempt, condition=cond, stream=stream, csv_text=None, n_rows=None,
+                   gold=None, naive=None, kept=None, n_blank_cells=0, n_impossible_values=0,
+                   reference_r=closed_reference(family, values, "r"), reference_py=closed_reference(family, values, "py"),
+                   answer=family.solve(cond))
+
+
 def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
     """The Parquet row of task ``c`` on its released dataset."""
     family = get_family(c.method)
     scen = get_scenario(c.method, c.scenario)
     task_id, data_id, _ = ids(grid, c)
     cond = ds.condition
-    context, question = scen.fill(scen.context, c.n), scen.fill(scen.question, c.n)
+    words = {} if family.has_data else cond.params
+    context, question = scen.fill(scen.context, c.n, words), scen.fill(scen.question, c.n, words)
     dictionary = scen.data_dictionary()
-    hints = (list(family.hints(cond)) if family.hints else []) + perturb.hints(cond.perturbation)
+    hints = list(family.hints(cond)) + perturb.hints(cond.perturbation)
+    data_filename = cond.data_filename if family.has_data else None
     prompt = render_prompt(style=c.prompt_style, context=context, question=question, dictionary=dictionary,
-                           data_filename=cond.data_filename, n_rows=ds.n_rows, alpha=grid.alpha, hints=hints,
+                           data_filename=data_filename, n_rows=ds.n_rows, alpha=grid.alpha, hints=hints,
                            answer_block=family.answer.block)
     gold, naive, kept = ds.gold, ds.naive, ds.kept
-    gold_struct = family.gold(gold, grid.alpha)
+    gold_struct = family.answer.gold(**ds.answer) if gold is None else family.gold(gold, grid.alpha)
     decision = gold_struct["decision"]
     naive_decision = naive.decision(grid.alpha) if naive else None
     kept_decision = kept.decision(grid.alpha) if kept else None
@@ -214,24 +231,24 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "context": context,
         "data_dictionary": json.dumps(dictionary, ensure_ascii=False),
         "data_csv": ds.csv_text,
-        "data_filename": cond.data_filename,
+        "data_filename": data_filename,
         "n_rows": ds.n_rows,
-        "data_sha256": hashlib.sha256(ds.csv_text.encode("utf-8")).hexdigest(),
+        "data_sha256": None if ds.csv_text is None else hashlib.sha256(ds.csv_text.encode("utf-8")).hexdigest(),
         "roles": json.dumps(cond.roles, ensure_ascii=False),
         "dgp_params": json.dumps(cond.params, sort_keys=True),
         "answer_kind": family.answer.kind,
         "gold": gold_struct,
-        "gold_method": gold.method,
-        "gold_statistic": gold.statistic,
-        "gold_statistic_name": gold.statistic_name,
-        "gold_df": list(gold.df),
-        "gold_estimate": gold.estimate,
-        "gold_terms": None if not gold.terms else json.dumps(gold.terms_json()),
+        "gold_method": family.canonical if gold is None else gold.method,
+        "gold_statistic": None if gold is None else gold.statistic,
+        "gold_statistic_name": None if gold is None else gold.statistic_name,
+        "gold_df": None if gold is None else list(gold.df),
+        "gold_estimate": None if gold is None else gold.estimate,
+        "gold_terms": None if gold is None or not gold.terms else json.dumps(gold.terms_json()),
         "gold_p": gold_struct["p_value"],
-        "gold_z": None if gold_struct["p_value"] is None else gold.z,
+        "gold_z": None if gold_struct["p_value"] is None else z_of_p(gold_struct["p_value"]),
         "gold_decision": decision,
         "alpha": grid.alpha,
-        "n_analyzed": gold.n,
+        "n_analyzed": None if gold is None else gold.n,
         "naive_method": naive.method if naive else None,
         "naive_p": naive.pvalue if naive else None,
         "naive_decision": naive_decision,
@@ -241,7 +258,8 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "trap_kinds": trap_kinds,
         "reference_r": ds.reference_r,
         "reference_py": ds.reference_py,
-        "script": render_script(task_id, family.generate, cond.literal(), grid.seed, ds.stream, meta),
+        "script": None if not family.has_data else render_script(task_id, family.generate, cond.literal(),
+                                                                  grid.seed, ds.stream, meta),
         "factory_version": __version__,
         "grid_name": grid.name,
         "grid_sha256": grid.sha256,

@@ -191,7 +191,8 @@ def _check_chunk(grid_spec: dict, tasks: list[dict], limits: Limits) -> tuple[li
         problems += [(tid, d) for d in diffs]
         records_ok += not diffs
         if rec.get("script") == derived["script"]:
-            to_run.append((tid, derived["script"], derived["data_sha256"]))
+            if derived["script"] is not None:  # a question without a dataset has no script
+                to_run.append((tid, derived["script"], derived["data_sha256"]))
         else:
             problems.append((tid, "its script is not the one taskfactory emits for this task; it was not run"))
     scripts_ok = 0
@@ -217,7 +218,9 @@ def _chunks(readable, chosen, bad_rows, report: VerifyReport):
             for rec in read_row_group(pf, file, g, columns).to_pylist():
                 if (chosen is None or offset in chosen) and (s, row) not in bad_rows:
                     report.tasks += 1
-                    if hashlib.sha256((rec["data_csv"] or "").encode("utf-8")).hexdigest() != rec["data_sha256"]:
+                    csv = rec["data_csv"]
+                    digest = None if csv is None else hashlib.sha256(csv.encode("utf-8")).hexdigest()
+                    if digest != rec["data_sha256"]:
                         report.add(rec["task_id"], "data_csv does not match data_sha256")
                     chunk.append(rec)
                     if len(chunk) == CHUNK:

@@ -57,3 +57,46 @@ def test_a_clustered_design_counts_clusters_and_numbers_them(tmp_path, monkeypat
         assert labels <= {f"S{k:02d}" for k in range(1, 25)} and len(labels) >= 20
         if rec["perturbation"] == "none":
             assert rec["n_analyzed"] == 24 * size and len(labels) == 24
+
+
+def test_wilson_interval_matches_r():
+    """R: prop.test(37, 120, correct = FALSE)$conf.int
+    0.23272736988916301 0.39582997723800678"""
+    from toys.closed import wilson
+
+    low, high = wilson(37, 120)
+    assert abs(low - 0.23272736988916301) < 1e-12 and abs(high - 0.39582997723800678) < 1e-12
+
+
+def test_a_question_without_a_dataset_goes_through_build_verify_and_inspect(tmp_path, monkeypatch):
+    from toys.closed import ToyWilson, wilson
+
+    install(monkeypatch, tmp_path, ToyWilson())
+    grid = {"name": "closed", "seed": 2, "methods": ["toy_wilson"], "n": [40, 200], "effects": ["null"],
+            "seeds": 3}
+    out = tmp_path / "corpus"
+    summary = tf.build(grid, out)
+    assert summary.tasks == 12 and tf.verify(out).ok
+    rows = [r for path in sorted((out / "data").glob("*.parquet")) for r in pq.read_table(path).to_pylist()]
+    for rec in rows:
+        successes = json.loads(rec["dgp_params"])["successes"]
+        low, high = wilson(successes, rec["n"])
+        assert rec["gold"] == {"kind": "interval", "p_value": None, "decision": None, "estimate": None,
+                               "low": low, "high": high, "integer": None, "yes_no": None}
+        assert rec["data_csv"] is rec["script"] is rec["gold_p"] is rec["n_rows"] is None
+        assert f"{successes} of them" in rec["prompt"] and rec["prompt"].endswith("UPPER: <a number>\n")
+        assert "prop.test(" in rec["reference_r"] and rec["trap"] is False
+    shown = CliRunner().invoke(main, ["inspect", str(out), "--method", "toy_wilson"])
+    assert shown.exit_code == 0 and "answer          interval: low = " in shown.output
+
+
+def test_a_question_without_a_dataset_takes_no_perturbation(tmp_path, monkeypatch):
+    from toys.closed import ToyWilson
+
+    install(monkeypatch, tmp_path, ToyWilson())
+    grid = tmp_path / "grid.json"
+    grid.write_text(json.dumps({"seed": 2, "methods": ["toy_wilson"], "n": [40], "perturbations": ["none", "missing"]}))
+    result = CliRunner().invoke(main, ["plan", str(grid)])
+    assert result.exit_code == 2 and result.output == (
+        f"error: {grid}: key 'perturbations': 'missing' spoils a dataset, and 'toy_wilson' asks a question without "
+        "one; exclude {method: toy_wilson, perturbation: missing}\n")

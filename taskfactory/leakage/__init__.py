@@ -257,7 +257,7 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
         if rec["data_id"] != last_data:
             last_data = rec["data_id"]
             datasets += 1
-            if row_index:
+            if row_index and rec["data_csv"] is not None:
                 id_cols = tuple(e["name"] for e in json.loads(rec["data_dictionary"]) if e["type"] == "id")
                 found = Counter(i for h in row_hashes(rec["data_csv"], drop=id_cols) for i in row_index.get(h, ()))
                 for i, hits in found.items():
