@@ -26,7 +26,7 @@ from pathlib import Path
 
 from taskfactory.corpus import iter_records
 from taskfactory.reference import fill, handling_r
-from taskfactory.registry import get_family
+from taskfactory.registry import families, get_family
 from taskfactory.scenarios import get_scenario
 from taskfactory.result import z_of_p
 
@@ -92,6 +92,17 @@ def run_r(tasks: list[dict], workdir: Path) -> dict[str, str]:
     return results
 
 
+def unparsable_templates() -> list[str]:
+    """Families whose reference R template (methods/reference/<name>.R) R cannot parse."""
+    bad = []
+    for family in families():
+        proc = subprocess.run(["Rscript", "--vanilla", "-e", "invisible(parse(file('stdin')))"], input=family.r_code,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            bad.append(f"{family.name}: {' '.join(proc.stderr.split())[:200]}")
+    return bad
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpus")
@@ -102,6 +113,11 @@ def main(argv=None) -> int:
     if shutil.which("Rscript") is None:
         print("error: Rscript is not on PATH; install R (apt-get install r-base-core ...)", file=sys.stderr)
         return 2
+    bad = unparsable_templates()
+    for line in bad:
+        print(f"R cannot parse the reference template of {line}")
+    if bad:
+        return 1
     tasks = sample_tasks(args.corpus, args.per_method, args.seed)
     with tempfile.TemporaryDirectory(prefix="crosscheck-") as tmp:
         r_out = run_r(tasks, Path(tmp))

@@ -23,6 +23,8 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from .answers import P_VALUE, AnswerSpec
@@ -44,6 +46,23 @@ VALUE_KINDS = ("value", "level")
 #: What the grid's ``n`` counts for a family: rows of a flat table, or the
 #: clusters of a clustered design (each holding several rows).
 N_UNITS = ("rows", "clusters")
+
+
+REFERENCE_FOLDER = Path(__file__).resolve().parent / "methods" / "reference"
+
+
+@lru_cache(maxsize=None)
+def reference_template(name: str, suffix: str) -> str:
+    """The reference solution template ``methods/reference/<name>.<suffix>``,
+    without its leading comment lines."""
+    path = REFERENCE_FOLDER / f"{name}.{suffix}"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        raise ValueError(f"family '{name}' has no reference file {path}") from None
+    while lines and lines[0].startswith("#"):
+        lines.pop(0)
+    return "\n".join(lines).strip("\n")
 
 
 class Family(ABC):
@@ -126,10 +145,18 @@ class Family(ABC):
     # -- reference solutions --------------------------------------------------------
     #: R code leaving the test in ``res`` (its p-value at ``r_pvalue``) and
     #: Python code setting ``p_value``; both see ``d``, the data after the
-    #: canonical handling; ``{role}`` fields are filled with the roles.
-    r_code: ClassVar[str]
-    py_code: ClassVar[str]
+    #: canonical handling; ``{role}`` fields are filled with the roles. They
+    #: are read from ``methods/reference/<name>.R`` and ``<name>.py`` (files
+    #: that can be read, parsed and linted) unless the class sets them.
     r_pvalue: ClassVar[str] = "res$p.value"
+
+    @property
+    def r_code(self) -> str:
+        return reference_template(self.name, "R")
+
+    @property
+    def py_code(self) -> str:
+        return reference_template(self.name, "py")
 
     # -- hints ----------------------------------------------------------------------
     def hints(self, condition: Condition) -> list[str]:
@@ -199,7 +226,7 @@ class Family(ABC):
     @classmethod
     def check_definition(cls) -> None:
         """Raise ``ValueError`` when the class misses a part of the contract."""
-        needed = ["name", "title", "category", "canonical", "roles", "medium", "effect_unit", "r_code", "py_code"]
+        needed = ["name", "title", "category", "canonical", "roles", "medium", "effect_unit"]
         needed += ["generate"] if cls.has_data else []
         for attr in needed:
             if not hasattr(cls, attr):

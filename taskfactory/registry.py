@@ -24,6 +24,7 @@ def register(family: Family) -> Family:
     if not isinstance(family, Family):
         raise TypeError(f"register() takes a Family instance, got {type(family).__name__}")
     type(family).check_definition()
+    _ = (family.r_code, family.py_code)  # a missing reference file raises ValueError here
     if family.name in _REGISTRY:
         raise ValueError(f"family '{family.name}' is registered twice")
     _REGISTRY[family.name] = family

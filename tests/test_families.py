@@ -36,6 +36,7 @@ def test_registration_is_complete(method):
     assert fam.canonical and fam.title and fam.category and fam.effect_unit
     assert fam.min_n >= 2 and fam.medium != fam.null_value
     assert "res" in fam.r_code and "p_value" in fam.py_code
+    ast.parse(fam.py_code)  # the template is Python as it stands: role fields sit inside strings or sets
     emitted_source(fam.generate)  # raises when generate reaches beyond numpy, pandas and kit
 
 

@@ -122,13 +122,6 @@ class ChiSquareIndependence(Family):
     medium = 0.3
     effect_unit = "Cohen's w"
     effect_bounds = (0.0, math.sqrt(2.0))
-    r_code = "res <- chisq.test(table(d${a}, d${b}))"
-    py_code = (
-        "from scipy import stats\n"
-        "table = pd.crosstab(d[\"{a}\"].astype(str), d[\"{b}\"].astype(str))\n"
-        "res = stats.chi2_contingency(table.to_numpy())\n"
-        "p_value = res.pvalue"
-    )
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):

@@ -42,13 +42,6 @@ class KruskalWallis(Family):
     naive_method = "classical one-way ANOVA (oneway.test with var.equal = TRUE)"
     medium = 0.25
     effect_unit = "Cohen's f of the log-scale group locations"
-    r_code = "res <- kruskal.test({outcome} ~ {group}, data = d)"
-    py_code = (
-        "from scipy import stats\n"
-        "groups = [g.to_numpy() for _, g in d.groupby(d[\"{group}\"].astype(str))[\"{outcome}\"]]\n"
-        "res = stats.kruskal(*groups)\n"
-        "p_value = res.pvalue"
-    )
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):

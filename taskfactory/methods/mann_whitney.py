@@ -53,19 +53,6 @@ class MannWhitney(Family):
     effect_unit = "probability of superiority P(X > Y), X from the shifted group, Y from the reference group"
     null_value = 0.5
     effect_bounds = (0.0, 1.0)
-    r_code = "res <- wilcox.test({outcome} ~ {group}, data = d)"
-    py_code = (
-        "import numpy as np\n"
-        "from scipy import stats\n"
-        "levels = sorted(d[\"{group}\"].astype(str).unique())\n"
-        "x = d.loc[d[\"{group}\"].astype(str) == levels[0], \"{outcome}\"].to_numpy(float)\n"
-        "y = d.loc[d[\"{group}\"].astype(str) == levels[1], \"{outcome}\"].to_numpy(float)\n"
-        "# R's default: exact when both groups have fewer than 50 values and nothing is tied\n"
-        "exact = len(x) < 50 and len(y) < 50 and np.unique(np.concatenate([x, y])).size == len(x) + len(y)\n"
-        "res = stats.mannwhitneyu(x, y, use_continuity=True, alternative=\"two-sided\",\n"
-        "                         method=\"exact\" if exact else \"asymptotic\")\n"
-        "p_value = res.pvalue"
-    )
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):

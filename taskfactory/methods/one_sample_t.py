@@ -33,12 +33,6 @@ class OneSampleT(Family):
     dgp_keys = ("sd",)
     medium = 0.5
     effect_unit = "Cohen's d"
-    r_code = "res <- t.test(d${outcome}, mu = {mu0})"
-    py_code = (
-        "from scipy import stats\n"
-        "res = stats.ttest_1samp(d[\"{outcome}\"], {mu0})\n"
-        "p_value = res.pvalue"
-    )
     generate = staticmethod(generate)
 
     def validate(self, scenario):

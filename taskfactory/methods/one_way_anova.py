@@ -39,13 +39,6 @@ class OneWayAnova(Family):
     dgp_keys = ("mean", "sd")
     medium = 0.25
     effect_unit = "Cohen's f"
-    r_code = "res <- oneway.test({outcome} ~ {group}, data = d, var.equal = TRUE)"
-    py_code = (
-        "from scipy import stats\n"
-        "groups = [g.to_numpy() for _, g in d.groupby(d[\"{group}\"].astype(str))[\"{outcome}\"]]\n"
-        "res = stats.f_oneway(*groups)\n"
-        "p_value = res.pvalue"
-    )
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):

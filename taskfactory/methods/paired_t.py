@@ -47,12 +47,6 @@ class PairedT(Family):
     naive_method = "Welch two-sample t-test ignoring the pairing"
     medium = 0.5
     effect_unit = "Cohen's dz"
-    r_code = "res <- t.test(d${after}, d${before}, paired = TRUE)"
-    py_code = (
-        "from scipy import stats\n"
-        "res = stats.ttest_rel(d[\"{after}\"], d[\"{before}\"])\n"
-        "p_value = res.pvalue"
-    )
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):

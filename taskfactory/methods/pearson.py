@@ -38,12 +38,6 @@ class Pearson(Family):
     medium = 0.3
     effect_unit = "Pearson's r"
     effect_bounds = (-1.0, 1.0)
-    r_code = "res <- cor.test(d${x}, d${y})"
-    py_code = (
-        "from scipy import stats\n"
-        "res = stats.pearsonr(d[\"{x}\"], d[\"{y}\"])\n"
-        "p_value = res.pvalue"
-    )
     generate = staticmethod(generate)
 
     def validate(self, scenario):

@@ -123,40 +123,6 @@ class Spearman(Family):
     medium = 0.3
     effect_unit = "Spearman's rho"
     effect_bounds = (-1.0, 1.0)
-    r_code = 'res <- cor.test(d${x}, d${y}, method = "spearman")'
-    py_code = (
-        "import itertools\n"
-        "import math\n"
-        "import numpy as np\n"
-        "from scipy import stats\n"
-        "a = d[\"{x}\"].to_numpy(float)\n"
-        "b = d[\"{y}\"].to_numpy(float)\n"
-        "n = len(a)\n"
-        "rho = np.corrcoef(stats.rankdata(a), stats.rankdata(b))[0, 1]\n"
-        "S = (n**3 - n) * (1 - rho) / 6\n"
-        "lower = S <= (n**3 - n) / 6\n"
-        "if min(len(np.unique(a)), len(np.unique(b))) < n or n > 1290:\n"
-        "    # ties (or n > 1290): R's t approximation on n - 2 df\n"
-        "    p = 0.0 if rho**2 >= 1 else stats.t.sf(abs(rho) * math.sqrt((n - 2) / (1 - rho**2)), n - 2)\n"
-        "else:\n"
-        "    # R's exact branch, Algorithm AS 89: P(S >= s) upper, P(S < s) lower\n"
-        "    s = math.floor(S + 0.5) + 2 * lower\n"
-        "    if n <= 9:\n"
-        "        perms = np.array(list(itertools.permutations(range(n))))\n"
-        "        ss = ((perms - np.arange(n)) ** 2).sum(axis=1)\n"
-        "        p = np.mean(ss < s) if lower else np.mean(ss >= s)\n"
-        "    else:\n"
-        "        c = [0.2274, 0.2531, 0.1745, 0.0758, 0.1033, 0.3932, 0.0879, 0.0151, 0.0072, 0.0831, 0.0131, 4.6e-4]\n"
-        "        h = 1 / n\n"
-        "        z = (6 * (s - 1) * h / (n * n - 1) - 1) * math.sqrt(1 / h - 1)\n"
-        "        z2 = z * z\n"
-        "        u = z * h * (c[0] + h * (c[1] + c[2] * h) + z2 * (-c[3] + h * (c[4] + c[5] * h) - z2 * h * (\n"
-        "            c[6] + c[7] * h - z2 * (c[8] - c[9] * h + z2 * h * (c[10] - c[11] * z2)))))\n"
-        "        u /= math.exp(z2 / 2)\n"
-        "        p = stats.norm.cdf(z) - u if lower else stats.norm.sf(z) + u\n"
-        "        p = min(1.0, max(0.0, p))\n"
-        "p_value = min(1.0, 2 * p)"
-    )
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):

@@ -75,20 +75,6 @@ class TwoProportionZ(Family):
     medium = MEDIUM
     effect_unit = "Cohen's h"
     effect_bounds = (-math.pi, math.pi)
-    r_code = (
-        "x <- tapply(d${outcome} == \"{positive}\", d${group}, sum)\n"
-        "n <- tapply(d${outcome} == \"{positive}\", d${group}, length)\n"
-        "res <- prop.test(x, n, correct = FALSE)"
-    )
-    py_code = (
-        "from scipy import stats\n"
-        "groups = d[\"{group}\"].astype(str)\n"
-        "success = d[\"{outcome}\"].astype(str) == \"{positive}\"\n"
-        "x = [int(success[groups == g].sum()) for g in sorted(groups.unique())]\n"
-        "n = [int((groups == g).sum()) for g in sorted(groups.unique())]\n"
-        "res = stats.chi2_contingency([[x[0], n[0] - x[0]], [x[1], n[1] - x[1]]], correction=False)\n"
-        "p_value = res.pvalue"
-    )
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):

@@ -43,19 +43,6 @@ class WelchAnova(Family):
     naive_method = "classical one-way ANOVA (oneway.test with var.equal = TRUE)"
     medium = 0.25
     effect_unit = "Cohen's f (size-weighted SD of the group means over the pooled within-group SD)"
-    r_code = "res <- oneway.test({outcome} ~ {group}, data = d)"
-    py_code = (
-        "import numpy as np\n"
-        "from scipy import stats\n"
-        "g = d.groupby(d[\"{group}\"].astype(str))[\"{outcome}\"]\n"
-        "n, m, v = g.count().to_numpy(float), g.mean().to_numpy(), g.var().to_numpy()\n"
-        "k = len(n)\n"
-        "w = n / v\n"
-        "centre = np.sum(w * m) / np.sum(w)\n"
-        "tmp = np.sum((1 - w / np.sum(w)) ** 2 / (n - 1)) / (k * k - 1)\n"
-        "F = np.sum(w * (m - centre) ** 2) / ((k - 1) * (1 + 2 * (k - 2) * tmp))\n"
-        "p_value = float(stats.f.sf(F, k - 1, 1 / (3 * tmp)))"
-    )
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):

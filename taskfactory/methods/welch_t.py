@@ -54,15 +54,6 @@ class WelchT(Family):
     naive_method = "Student two-sample t-test (var.equal = TRUE)"
     medium = 0.5
     effect_unit = "Cohen's d"
-    r_code = "res <- t.test({outcome} ~ {group}, data = d)"
-    py_code = (
-        "from scipy import stats\n"
-        "levels = sorted(d[\"{group}\"].astype(str).unique())\n"
-        "a = d.loc[d[\"{group}\"].astype(str) == levels[0], \"{outcome}\"]\n"
-        "b = d.loc[d[\"{group}\"].astype(str) == levels[1], \"{outcome}\"]\n"
-        "res = stats.ttest_ind(a, b, equal_var=False)\n"
-        "p_value = res.pvalue"
-    )
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):

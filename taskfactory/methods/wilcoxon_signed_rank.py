@@ -105,18 +105,6 @@ class WilcoxonSignedRank(Family):
     effect_unit = "P(D > 0) for the paired difference D = after - before"
     null_value = 0.5
     effect_bounds = (0.0, 1.0)
-    r_code = "res <- wilcox.test(d${after}, d${before}, paired = TRUE)"
-    py_code = (
-        "import numpy as np\n"
-        "from scipy import stats\n"
-        "diff = d[\"{after}\"].to_numpy(float) - d[\"{before}\"].to_numpy(float)\n"
-        "nonzero = diff[diff != 0]\n"
-        "# R's default: exact when fewer than 50 non-zero differences, no zeros and no tied |differences|\n"
-        "exact = (nonzero.size < 50 and nonzero.size == diff.size\n"
-        "         and np.unique(np.abs(nonzero)).size == nonzero.size)\n"
-        "res = stats.wilcoxon(nonzero, correction=True, method=\"exact\" if exact else \"asymptotic\")\n"
-        "p_value = res.pvalue"
-    )
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):

@@ -1,0 +1,3 @@
+# Wilcoxon-Mann-Whitney rank sum test: the canonical call on d, the data after the canonical handling.
+# {role} fields are filled with the scenario's columns; the test is left in res.
+res <- wilcox.test({outcome} ~ {group}, data = d)

@@ -1,0 +1,3 @@
+# Paired t-test: the canonical call on d, the data after the canonical handling.
+# {role} fields are filled with the scenario's columns; the test is left in res.
+res <- t.test(d[["{after}"]], d[["{before}"]], paired = TRUE)
