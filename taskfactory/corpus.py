@@ -332,6 +332,12 @@ def state_files(shards: list[str]) -> set[str]:
 
 # --- replacing a corpus ------------------------------------------------------------
 
+def _foreign(out: Path, what: str, exc: CorpusError) -> InputError:
+    """The error for an output folder holding ``what`` (why: ``exc``)."""
+    reason = str(exc).split(": ", 1)[1]
+    return InputError(f"output folder {out} holds {what} ({reason}); refusing to touch it")
+
+
 def _owned(out: Path) -> tuple[dict[str, str | None], str]:
     """The files of the corpus in ``out`` (relative path -> sha256 to match,
     or None where any content is the build's own), and what the folder is."""
@@ -341,9 +347,7 @@ def _owned(out: Path) -> tuple[dict[str, str | None], str]:
         try:
             manifest = load_manifest(out)
         except CorpusError as exc:
-            reason = str(exc).split(": ", 1)[1]
-            raise InputError(f"output folder {out} holds a {MANIFEST} that is not a taskfactory corpus's "
-                             f"({reason}); refusing to touch it") from None
+            raise _foreign(out, f"a {MANIFEST} that is not a taskfactory corpus's", exc) from None
         owned[MANIFEST] = None
         owned[f".{MANIFEST}.partial"] = None
         for entry in manifest["shards"] + manifest["files"]:
@@ -353,9 +357,7 @@ def _owned(out: Path) -> tuple[dict[str, str | None], str]:
         try:
             plan = read_state_plan(out)
         except CorpusError as exc:
-            reason = str(exc).split(": ", 1)[1]
-            raise InputError(f"output folder {out} holds a {STATE} folder that is not a taskfactory build's "
-                             f"({reason}); refusing to touch it") from None
+            raise _foreign(out, f"a {STATE} folder that is not a taskfactory build's", exc) from None
         for name in plan["shards"]:
             owned.setdefault(f"{DATA}/{name}", None)
         for name in state_files(plan["shards"]):
