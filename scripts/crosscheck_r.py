@@ -27,7 +27,7 @@ from pathlib import Path
 from taskfactory.corpus import iter_records
 from taskfactory.reference import fill, handling_r
 from taskfactory.registry import families, get_family
-from taskfactory.scenarios import get_scenario
+from taskfactory.catalogue import get_scenario
 from taskfactory.result import z_of_p
 
 TOLERANCE = 0.01

@@ -18,7 +18,7 @@ from .plan import Plan, plan
 from .family import Family
 from .registry import families, get_family
 from .result import TestResult, z_of_p
-from .scenarios import load_scenarios
+from .catalogue import load_scenarios
 from .verify import VerifyReport, verify
 
 __all__ = [

@@ -224,7 +224,7 @@ def methods(as_json):
         taskfactory methods --json
     """
     from .registry import families
-    from .scenarios import load_scenarios
+    from .catalogue import load_scenarios
 
     listed = [{**f.describe(), "scenarios": [s.id for s in load_scenarios(f.name)]} for f in families()]
     if as_json:
@@ -247,7 +247,7 @@ def scenarios(method, as_json):
         taskfactory scenarios welch_t
     """
     from .registry import get_family
-    from .scenarios import load_scenarios
+    from .catalogue import load_scenarios
 
     get_family(method)
     scens = load_scenarios(method)

@@ -22,7 +22,7 @@ from .errors import GridError, TaskFactoryError
 from .prompts import STYLES
 from .readers import load_yaml
 from .registry import family_names, get_family
-from .scenarios import load_scenarios
+from .catalogue import load_scenarios
 
 KEYS = ("name", "seed", "alpha", "methods", "scenarios", "n", "effects", "prompt_styles", "perturbations",
         "seeds", "exclude", "split", "shard_rows", "max_tasks", "max_reject_share")

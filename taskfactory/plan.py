@@ -20,7 +20,8 @@ from .effects import EffectLevel
 from .errors import DataError, ScenarioError
 from .grid import Grid, load_grid
 from .registry import get_family
-from .scenarios import SCENARIO_CLIPPED_SHARE, get_scenario, scenario_root
+from .catalogue import get_scenario
+from .scenarios import SCENARIO_CLIPPED_SHARE, scenario_root
 from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS
 
 # Seconds per dataset: a fixed cost (drawing, CSV text, prompts, script) plus a

@@ -42,7 +42,6 @@ import os
 import re
 import string
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from .errors import ScenarioError
@@ -443,30 +442,3 @@ def parse_file(path: Path, has_data: bool = True, fields: tuple[str, ...] = ()) 
     if dup:
         _fail(where, f"scenario id '{dup[0]}' appears twice")
     return out
-
-
-@lru_cache(maxsize=None)
-def _load(root: str, method: str) -> tuple[Scenario, ...]:
-    path = Path(root) / f"{method}.yaml"
-    if not path.is_file():
-        raise ScenarioError(f"{path}: no scenario file for method '{method}'")
-    from .registry import get_family
-
-    family = get_family(method)
-    scenarios = parse_file(path, family.has_data, family.prompt_fields)
-    for scen in scenarios:
-        family.check_scenario(scen)
-    return tuple(scenarios)
-
-
-def load_scenarios(method: str) -> tuple[Scenario, ...]:
-    """Every scenario of ``method``, validated against the family's needs."""
-    return _load(str(scenario_root()), method)
-
-
-def get_scenario(method: str, scenario_id: str) -> Scenario:
-    for scen in load_scenarios(method):
-        if scen.id == scenario_id:
-            return scen
-    allowed = ", ".join(s.id for s in load_scenarios(method))
-    raise ScenarioError(f"method '{method}' has no scenario '{scenario_id}'; allowed: {allowed}")

@@ -32,7 +32,8 @@ from .prompts import render_prompt
 from .reference import closed_reference, reference_py, reference_r
 from .registry import get_family
 from .result import TestResult, z_of_p
-from .scenarios import MAX_CLIPPED_SHARE, get_scenario
+from .catalogue import get_scenario
+from .scenarios import MAX_CLIPPED_SHARE
 from .script import render as render_script
 
 MAX_ATTEMPTS = 5
