@@ -198,7 +198,7 @@ def leakage(corpus, benches, report_path, drop_dir, fail_on, semantic, id_field,
     for name, (option, value) in given.items():
         check_threshold(name, value, option)
     thr = Thresholds(**{name: value for name, (_, value) in given.items()})
-    check_output_paths(report_path, drop_dir)
+    check_output_paths(corpus, benches, report_path, drop_dir)
     defaults = Fields()
     fields = Fields(id=id_field or defaults.id, question=question_field or defaults.question,
                     context=context_field or defaults.context, data=data_field or defaults.data)

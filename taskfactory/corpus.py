@@ -146,6 +146,20 @@ def shard_paths(corpus, manifest: dict | None = None) -> list[Path]:
     return [Path(corpus) / s["path"] for s in manifest["shards"]]
 
 
+def check_shards(corpus, manifest: dict | None = None) -> None:
+    """Raise :class:`CorpusError` unless every shard the manifest lists is
+    there with its size and sha256: a corpus changed after it was built is not
+    read (``taskfactory verify`` names what changed)."""
+    manifest = manifest or load_manifest(corpus)
+    for entry in manifest["shards"]:
+        path = Path(corpus) / entry["path"]
+        if not path.is_file():
+            raise CorpusError(f"{path}: listed in {MANIFEST} but missing")
+        if path.stat().st_size != entry["bytes"] or sha256_file(path) != entry["sha256"]:
+            raise CorpusError(f"{path}: differs from {MANIFEST} (size or sha256); the corpus was changed after it "
+                              "was built; taskfactory verify names what changed")
+
+
 # --- reading tasks -----------------------------------------------------------------
 
 def open_shard(path: Path):
@@ -160,8 +174,12 @@ def open_shard(path: Path):
 
 
 def read_row_group(pf, path: Path, index: int, columns: list[str] | None):
-    """One row group of a shard; a missing column or damaged page is a CorpusError."""
+    """One row group of a shard. A missing column, a column of another type
+    than the corpus schema's, a null where the schema allows none, or a
+    damaged page is a CorpusError."""
     import pyarrow as pa
+
+    from .shards import FIELDS
 
     if columns is not None:
         have = set(pf.schema_arrow.names)
@@ -169,9 +187,19 @@ def read_row_group(pf, path: Path, index: int, columns: list[str] | None):
         if lacking:
             raise CorpusError(f"{path}: the shard has no column '{lacking[0]}'")
     try:
-        return pf.read_row_group(index, columns=columns)
+        table = pf.read_row_group(index, columns=columns)
     except (OSError, pa.ArrowException) as exc:
         raise CorpusError(f"{path}: row group {index} cannot be read ({' '.join(str(exc).split())})") from None
+    expected = {name: (kind, nullable) for name, kind, nullable, _ in FIELDS}
+    for name, column in zip(table.column_names, table.columns):
+        if name not in expected:
+            continue
+        kind, nullable = expected[name]
+        if column.type != kind:
+            raise CorpusError(f"{path}: column '{name}' holds {column.type}, not {kind}")
+        if not nullable and column.null_count:
+            raise CorpusError(f"{path}: column '{name}' has an empty cell in row group {index}")
+    return table
 
 
 def read_columns(path: Path, columns: list[str]):

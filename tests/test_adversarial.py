@@ -28,6 +28,7 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
@@ -179,6 +180,20 @@ def mutate(corpus: Path, steps: list[dict]) -> dict:
             for key, value in arg.items():
                 _set_path(manifest, key, value)
             (corpus / "manifest.json").write_text(json.dumps(manifest, indent=1))
+        elif op in ("null_cell", "as_text"):  # rewrite one column of shard 0, keeping the rest, and re-sign
+            shard = _shard(corpus, 0)
+            table = pq.read_table(shard)
+            index = table.schema.get_field_index(arg["column"])
+            column = table.column(index)
+            if op == "null_cell":
+                cells = column.to_pylist()
+                cells[0] = None
+                new = pa.array(cells, type=column.type)
+            else:
+                new = pa.array([str(v) for v in column.to_pylist()], type=pa.string())
+            table = table.set_column(index, pa.field(arg["column"], new.type, nullable=True), new)
+            pq.write_table(table, shard)
+            _resign(corpus, shard)
         elif op in ("record", "duplicate_row", "drop_column"):
             shard = _shard(corpus, arg.get("shard", 0))
             table = pq.read_table(shard)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import json
 import numbers
+import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field, fields
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from datasketch import MinHashLSH
 
-from ..corpus import iter_records, load_manifest
+from ..corpus import check_shards, iter_records, load_manifest
 from ..errors import InputError
 from .bench import BenchError, Fields, Item, load_bench
 from .data import row_hashes
@@ -217,7 +218,7 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
                   semantic: bool = False, embed=None) -> LeakageReport:
     """Check ``corpus`` against the benchmark files or folders ``benches``."""
     start = time.perf_counter()
-    load_manifest(corpus)
+    check_shards(corpus, load_manifest(corpus))
     items: list[Item] = [it for b in benches for it in load_bench(b, fields)]
     thr = thresholds
     btoks = [tokens(it.text) for it in items]
@@ -331,15 +332,26 @@ def _score_semantic(texts, items, reports, thr, embed):
     return summary, flagged
 
 
-def check_output_paths(report_path=None, drop_dir=None) -> None:
+def check_output_paths(corpus, benches=(), report_path=None, drop_dir=None) -> None:
     """Raise :class:`InputError` before any work when the ``--report`` file or
-    the ``--drop-out`` folder of a leakage check cannot be written."""
+    the ``--drop-out`` folder of a leakage check cannot be written, or would
+    land inside the corpus or on a benchmark it reads."""
+    inputs = [Path(corpus).resolve(), *(Path(b).resolve() for b in benches)]
+
+    def inside_input(path: Path) -> Path | None:
+        path = path.resolve()
+        return next((p for p in inputs if path == p or p in path.parents), None)
+
     if report_path:
         target = Path(report_path)
         if target.is_dir():
             raise InputError(f"--report {report_path}: a folder, not a file")
         if not target.parent.is_dir():
             raise InputError(f"--report {report_path}: no folder {target.parent} to write it in")
+        hit = inside_input(target)
+        if hit is not None:
+            raise InputError(f"--report {report_path}: it would overwrite or go inside {hit}, which this check reads")
+        _check_writable(target.parent, f"--report {report_path}")
     if drop_dir:
         out = Path(drop_dir)
         existing = next((p for p in (out, *out.parents) if p.exists()), out)
@@ -347,3 +359,17 @@ def check_output_paths(report_path=None, drop_dir=None) -> None:
             raise InputError(f"--drop-out {drop_dir}: {existing} is not a folder")
         if existing == out and any(out.iterdir()):
             raise InputError(f"--drop-out {drop_dir}: the folder is not empty; give a new or empty folder")
+        hit = inside_input(out)
+        if hit is not None:
+            raise InputError(f"--drop-out {drop_dir}: it would go inside {hit}, which this check reads")
+        _check_writable(existing, f"--drop-out {drop_dir}")
+
+
+def _check_writable(folder: Path, what: str) -> None:
+    """Try to write in ``folder``: permission bits say nothing to root or on a
+    read-only file system."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise InputError(f"{what}: cannot write in {folder} ({exc.strerror or exc})") from None

@@ -37,7 +37,10 @@ def drop_out(corpus, out, report: LeakageReport) -> dict:
             for split in ("train", "test")}
     names = {split: [shard_name(split, i, -(-kept[split] // rows[split])) for i in range(-(-kept[split] // rows[split]))]
              for split in ("train", "test") if kept[split]}
-    (out / DATA).mkdir(parents=True, exist_ok=True)
+    try:
+        (out / DATA).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create output folder {out}: {exc.strerror or exc}") from None
     provenance = {"grid_name": manifest["name"], "grid_sha256": manifest["grid_sha256"]}
     writers: dict[str, ShardWriter] = {}
     written = Counter()
