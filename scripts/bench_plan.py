@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Time ``plan`` on a grid of about a million tasks (every family).
+"""Time ``plan`` on a grid of about a million tasks (every family), and on
+the largest grid shape the limits allow: a thousand sample sizes with a
+thousand exclude rules.
 
     python scripts/bench_plan.py [--tasks 1000000]
 """
@@ -31,6 +33,13 @@ def main(argv=None) -> int:
     print(f"planned {p.total} tasks ({len(p.by['method'])} methods, {seeds} seeds) in {seconds:.2f} s; "
           f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB; "
           f"estimated build {p.estimate_seconds(2) / 3600:.1f} h on 2 cores")
+    sizes = list(range(100, 1100))
+    wide = {"name": "wide", "seed": 1, "methods": "all", "n": sizes, "max_tasks": 10**9,
+            "exclude": [{"n": size, "effect": "medium"} for size in sizes]}
+    start = time.perf_counter()
+    p = tf.plan(wide)
+    print(f"planned {p.total} tasks over {len(sizes)} sample sizes with {len(sizes)} exclude rules in "
+          f"{time.perf_counter() - start:.2f} s")
     return 0
 
 

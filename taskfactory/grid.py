@@ -166,12 +166,25 @@ class Grid:
         lists (every style when it names none). Counting never walks the seeds.
         """
         cell = {"method": method, "scenario": scenario, "n": n, "effect": effect.name, "perturbation": perturbation}
-        applying = tuple(i for i, rule in enumerate(self.exclude)
-                         if all(cell[key] in values for key, values in rule.items() if key in CELL_KEYS))
+        candidates = self._accepting("method", method) & self._accepting("n", n)
+        for key in ("scenario", "effect", "perturbation"):
+            if candidates:
+                candidates = candidates & self._accepting(key, cell[key])
+        applying = tuple(sorted(candidates))
         cache = self.__dict__.setdefault("_cell_seeds_cache", {})
         found = cache.get(applying)
         if found is None:
             found = cache[applying] = self._drop(applying)
+        return found
+
+    def _accepting(self, key: str, value) -> frozenset:
+        """Indices of the exclude rules that accept ``value`` for cell ``key``
+        (those naming it, and those that do not name ``key`` at all)."""
+        cache = self.__dict__.setdefault("_accepting_cache", {})
+        found = cache.get((key, value))
+        if found is None:
+            found = cache[(key, value)] = frozenset(i for i, rule in enumerate(self.exclude)
+                                                   if key not in rule or value in rule[key])
         return found
 
     def _drop(self, applying: tuple) -> CellSeeds:

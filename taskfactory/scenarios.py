@@ -42,6 +42,7 @@ import os
 import re
 import string
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from .errors import ScenarioError
@@ -159,11 +160,14 @@ def scenario_root() -> Path:
     env = os.environ.get("TASKFACTORY_SCENARIOS")
     if env:
         return Path(env)
+    return _shipped_root()
+
+
+@lru_cache(maxsize=1)
+def _shipped_root() -> Path:
     here = Path(__file__).resolve().parent
     packaged = here / "_scenarios"
-    if packaged.is_dir():
-        return packaged
-    return here.parent / "scenarios"
+    return packaged if packaged.is_dir() else here.parent / "scenarios"
 
 
 def _fail(where: str, message: str):
