@@ -117,7 +117,7 @@ def inspect(corpus, task_id, method, rows, as_json):
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
               help="Chunks of tasks checked at once.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the sample.")
-@click.option("--timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1),
+@click.option("--timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1, max=86400.0),
               help="Wall seconds each script may run.")
 @click.option("--memory-mb", default=2048, show_default=True, type=click.IntRange(min=256),
               help="Address space each script interpreter may use, in MB.")
@@ -189,7 +189,7 @@ def leakage(corpus, benches, report_path, drop_dir, fail_on, semantic, id_field,
     from .corpus import atomic_write_text
     from .leakage import Thresholds, check_leakage, check_output_paths, check_threshold
     from .leakage.bench import Fields
-    from .leakage.dropout import drop_out
+    from .leakage.dropout import check_source, drop_out
     from .leakage.report import format_report
 
     given = {"ngram8": ("--ngram8", ngram8), "ngram13": ("--ngram13", ngram13), "jaccard": ("--jaccard", jaccard),
@@ -199,6 +199,8 @@ def leakage(corpus, benches, report_path, drop_dir, fail_on, semantic, id_field,
         check_threshold(name, value, option)
     thr = Thresholds(**{name: value for name, (_, value) in given.items()})
     check_output_paths(corpus, benches, report_path, drop_dir)
+    if drop_dir:
+        check_source(corpus)
     defaults = Fields()
     fields = Fields(id=id_field or defaults.id, question=question_field or defaults.question,
                     context=context_field or defaults.context, data=data_field or defaults.data)

@@ -116,8 +116,17 @@ def _construct_bool(loader, node):
     return loader.construct_scalar(node).lower() == "true"
 
 
+#: Longest whole number a file may hold, in digits (Python refuses to convert
+#: more than 4300 digits; no count or seed needs more than 19).
+MAX_INT_DIGITS = 30
+
+
 def _construct_int(loader, node):
-    return int(loader.construct_scalar(node).replace("_", ""), 10)
+    text = loader.construct_scalar(node).replace("_", "")
+    if len(text.lstrip("+-")) > MAX_INT_DIGITS:
+        raise _Refused(f"line {node.start_mark.line + 1}: a whole number of {len(text.lstrip('+-'))} digits; "
+                       f"at most {MAX_INT_DIGITS} are allowed")
+    return int(text, 10)
 
 
 def _construct_float(loader, node):
@@ -175,6 +184,8 @@ def parse_json(text: str, where: str, error, max_depth: int = MAX_DEPTH):
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise error(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except ValueError:  # a number of more digits than Python converts
+        raise error(f"{where}: not valid JSON (a number of more than 4300 digits)") from None
     except RecursionError:
         raise error(f"{where}: nested more than {max_depth} levels deep") from None
     if not _depth(data, max_depth):

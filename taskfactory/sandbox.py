@@ -24,6 +24,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import InputError
+
 RUNNER = r"""
 import os, resource, runpy, signal, sys
 folder, first, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -75,6 +77,14 @@ class Limits:
     seconds: float = 60.0
     memory_mb: int = 2048
     file_mb: int = 1024
+
+    def __post_init__(self):
+        if not (isinstance(self.seconds, (int, float)) and 0.1 <= self.seconds <= 86400):  # NaN fails too
+            raise InputError(f"the time limit per script ({self.seconds!r} s) must be from 0.1 to 86400 seconds")
+        for name, low in (("memory_mb", 256), ("file_mb", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 1 << 20:
+                raise InputError(f"{name} ({value!r}) must be a whole number of MB from {low} to {1 << 20}")
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from pathlib import Path
 from datasketch import MinHashLSH
 
 from ..corpus import check_shards, iter_records, load_manifest
-from ..errors import InputError
+from ..errors import CorpusError, InputError
 from .bench import BenchError, Fields, Item, load_bench
 from .data import row_hashes
 from .text import NUM_PERM, content_set, jaccard, minhash, ngrams, stable_hash, tokens
@@ -259,7 +259,7 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
             last_data = rec["data_id"]
             datasets += 1
             if row_index and rec["data_csv"] is not None:
-                id_cols = tuple(e["name"] for e in json.loads(rec["data_dictionary"]) if e["type"] == "id")
+                id_cols = _id_columns(rec)
                 found = Counter(i for h in row_hashes(rec["data_csv"], drop=id_cols) for i in row_index.get(h, ()))
                 for i, hits in found.items():
                     share = hits / len(brows[i])
@@ -330,6 +330,17 @@ def _score_semantic(texts, items, reports, thr, embed):
     summary = {"bench_to_corpus_top5": result["bench_to_corpus_top5"],
                "corpus_to_corpus_top5": result["corpus_to_corpus_top5"], "corpus_texts": len(corpus_infos)}
     return summary, flagged
+
+
+def _id_columns(rec: dict) -> tuple[str, ...]:
+    """The id columns a task's data dictionary names; a dictionary that is not
+    a list of entries with a name and a type is a CorpusError."""
+    try:
+        entries = json.loads(rec["data_dictionary"])
+        return tuple(e["name"] for e in entries if e["type"] in ("id", "cluster"))
+    except (ValueError, TypeError, KeyError, AttributeError):
+        raise CorpusError(f"task {rec['task_id']}: its data_dictionary is not a list of entries with a name and "
+                          "a type") from None
 
 
 def check_output_paths(corpus, benches=(), report_path=None, drop_dir=None) -> None:

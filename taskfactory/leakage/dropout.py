@@ -8,8 +8,8 @@ from collections import Counter
 from pathlib import Path
 
 from ..corpus import (DATA, LEAKAGE_REPORT, REJECTED, atomic_write_text, count_shards, file_entry, iter_records,
-                      listed_file, load_manifest, shard_name, write_manifest)
-from ..errors import InputError
+                      listed_file, load_manifest, sha256_file, shard_name, write_manifest)
+from ..errors import CorpusError, InputError
 from ..shards import ShardWriter
 from . import LeakageReport, text_key
 
@@ -21,6 +21,17 @@ def _is_flagged(rec: dict, report: LeakageReport) -> bool:
             or (rec["method"], rec["scenario"]) in report.flagged_scenarios)
 
 
+def check_source(corpus, manifest: dict | None = None) -> None:
+    """Raise :class:`CorpusError` unless the files a drop-out copies from
+    ``corpus`` (its rejected.jsonl) are there, unchanged since the build."""
+    corpus = Path(corpus)
+    manifest = manifest or load_manifest(corpus)
+    listed = listed_file(manifest, REJECTED)
+    source = corpus / REJECTED
+    if listed is None or not source.is_file() or sha256_file(source) != listed["sha256"]:
+        raise CorpusError(f"{source}: missing, or changed since the corpus was built")
+
+
 def drop_out(corpus, out, report: LeakageReport) -> dict:
     """Write ``out``: ``corpus`` without the flagged tasks and every task that
     shares a data_id with one; same layout, new manifest and card."""
@@ -28,6 +39,7 @@ def drop_out(corpus, out, report: LeakageReport) -> dict:
     manifest = load_manifest(corpus)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise InputError(f"output folder {out} is not empty")
+    check_source(corpus, manifest)
     dropped_data = {rec["data_id"] for rec in iter_records(corpus, columns=KEY_COLUMNS) if _is_flagged(rec, report)}
     kept = Counter(rec["split"] for rec in iter_records(corpus, columns=["data_id", "split"])
                    if rec["data_id"] not in dropped_data)
