@@ -297,8 +297,8 @@ def load_grid(grid, source: str | None = None) -> Grid:
             _err(source, None, f"missing required key '{key}'")
 
     name = raw.get("name", default_name)
-    if not isinstance(name, str) or not name.strip() or any(c in name for c in "\n\r"):
-        _err(source, "name", "must be a one-line string")
+    if not isinstance(name, str) or not name.strip() or len(name) > 200 or not name.isprintable():
+        _err(source, "name", "must be one line of at most 200 printable characters")
     seed = raw["seed"]
     if not _is_int(seed) or not 0 <= seed < 2**63:
         _err(source, "seed", f"must be a non-negative integer, got {seed!r}")
