@@ -181,11 +181,10 @@ def read_row_group(pf, path: Path, index: int, columns: list[str] | None):
 
     from .shards import FIELDS
 
-    if columns is not None:
-        have = set(pf.schema_arrow.names)
-        lacking = [c for c in columns if c not in have]
-        if lacking:
-            raise CorpusError(f"{path}: the shard has no column '{lacking[0]}'")
+    have = set(pf.schema_arrow.names)
+    lacking = [c for c in (columns if columns is not None else [name for name, *_ in FIELDS]) if c not in have]
+    if lacking:
+        raise CorpusError(f"{path}: the shard has no column '{lacking[0]}'")
     try:
         table = pf.read_row_group(index, columns=columns)
     except (OSError, pa.ArrowException) as exc:

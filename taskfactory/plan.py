@@ -105,15 +105,17 @@ class Plan:
         return STARTUP_SECONDS + self.work_seconds / parallel
 
 
-def plan(grid) -> Plan:
-    """Count a grid's tasks without drawing any data (but the clipping probe).
+def plan(grid, probe: bool = True) -> Plan:
+    """Count a grid's tasks without drawing any data (but the clipping probe,
+    unless ``probe`` is False).
 
     Counting walks the cells (method, scenario, n, effect, perturbation); the
     seeds and prompt styles of a cell are counted, not walked, so planning
     takes as long for 100000 seeds as for one.
     """
     g = load_grid(grid)
-    check_clipping(g)
+    if probe:
+        check_clipping(g)
     p = Plan(grid=g)
     dims = ("method", "scenario", "n", "effect", "perturbation", "seed", "prompt_style")
     p.by = {d: Counter() for d in dims}

@@ -11,11 +11,11 @@ def render_task(task: dict, rows: int = 8) -> str:
     if task["data_csv"] is None:
         return _render_closed(task, rule)
     head = "".join(task["data_csv"].splitlines(keepends=True)[: rows + 1])
-    df = ", ".join(f"{x:.4g}" for x in task["gold_df"]) or "-"
-    est = "-" if task["gold_estimate"] is None else f"{task['gold_estimate']:.6g}"
+    df = ", ".join(f"{x:.4g}" for x in task["gold_df"] or []) or "-"
+    est = _num(task["gold_estimate"], ".6g")
     naive = "-"
     if task["naive_method"]:
-        naive = f"{task['naive_method']}: p = {task['naive_p']:.6g} ({task['naive_decision']})"
+        naive = f"{task['naive_method']}: p = {_num(task['naive_p'], '.6g')} ({task['naive_decision']})"
     lines = [
         rule,
         f"TASK {task['task_id']}  (data {task['data_id']}, {task['split']})",
@@ -33,9 +33,9 @@ def render_task(task: dict, rows: int = 8) -> str:
         "GRADER SEES",
         rule,
         f"gold method     {task['gold_method']}",
-        f"statistic       {task['gold_statistic_name']} = {task['gold_statistic']:.6g} (df {df})",
+        f"statistic       {task['gold_statistic_name']} = {_num(task['gold_statistic'], '.6g')} (df {df})",
         f"estimate        {est}",
-        f"p-value         {task['gold_p']:.6g} (z = {task['gold_z']:.3f})",
+        f"p-value         {_num(task['gold_p'], '.6g')} (z = {_num(task['gold_z'], '.3f')})",
         f"decision        {task['gold_decision']} at alpha = {task['alpha']:g}, {task['n_analyzed']} rows analysed",
         f"naive           {naive}",
         f"trap            {'yes' if task['trap'] else 'no'}",
@@ -45,6 +45,11 @@ def render_task(task: dict, rows: int = 8) -> str:
         task["reference_r"].rstrip(),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _num(value, spec: str) -> str:
+    """``value`` formatted with ``spec``, or "-" when it is missing."""
+    return "-" if value is None else format(value, spec)
 
 
 def _render_closed(task: dict, rule: str) -> str:

@@ -28,9 +28,10 @@ from pathlib import Path
 
 from . import corpus
 from ._version import __version__
-from .corpus import is_task_id, open_shard, read_row_group, sha256_file, shown
+from .corpus import is_task_id, open_shard, read_columns, read_row_group, sha256_file, shown
 from .errors import CorpusError, TaskFactoryError
 from .grid import Coord, Grid, load_grid
+from .plan import plan as plan_grid
 from .sandbox import Limits, run_scripts
 from .shards import FIELDS
 from .task import Dataset, ids, record, release
@@ -127,6 +128,40 @@ def _check_ids(readable: list[tuple[Path, int]], report: VerifyReport) -> set[tu
         if len(where) > 1:
             report.add(tid, f"appears {len(where)} times ({', '.join(where[:3])}{', ...' if len(where) > 3 else ''})")
     return bad
+
+
+def _check_completeness(root: Path, grid: Grid, manifest: dict, readable: list[tuple[Path, int]],
+                        report: VerifyReport) -> None:
+    """The corpus holds every task its grid makes: the shards the grid's plan
+    names, every task either released, rejected or (in a corpus a leakage
+    check wrote) dropped, the counts the manifest states, and each row in a
+    shard of its own split."""
+    p = plan_grid(grid, probe=False)
+    want = [f"{corpus.DATA}/{name}" for split in grid.splits() for name in p.shard_names(split)]
+    have = [entry["path"] for entry in manifest["shards"]]
+    filtered = manifest.get("leakage_filter")
+    dropped = filtered.get("dropped_tasks") if isinstance(filtered, dict) else 0
+    if not (isinstance(dropped, int) and not isinstance(dropped, bool) and dropped >= 0):
+        report.add("manifest.json", f"leakage_filter.dropped_tasks ({dropped!r}) is not a count")
+        dropped = 0
+    if have != want and not filtered:
+        missing = [name for name in want if name not in have]
+        report.add("manifest.json", f"lists the shards {', '.join(have[:3]) or 'none'}{' ...' if len(have) > 3 else ''}"
+                                    f"; the grid makes {len(want)}" + (f" (missing {missing[0]})" if missing else ""))
+    rejected = corpus.listed_file(manifest, corpus.REJECTED)
+    rejected_rows = rejected.get("rows", 0) if rejected else 0
+    rows = sum(n for _, n in readable)
+    if rows + rejected_rows + dropped != p.total:
+        report.add("manifest.json", f"the grid makes {p.total} tasks; the shards hold {rows}, "
+                                    f"{corpus.REJECTED} lists {rejected_rows} rejected"
+                                    + (f" and {dropped} were dropped" if filtered else ""))
+    if manifest["counts"].get("tasks") != rows:
+        report.add("manifest.json", f"counts.tasks says {manifest['counts'].get('tasks')!r}; the shards hold {rows}")
+    for file, _ in readable:
+        split = file.name.split("-", 1)[0]
+        for values in read_columns(file, ["split"]).column("split").unique().to_pylist():
+            if values != split:
+                report.add(f"data/{file.name}", f"holds tasks of the {values!r} split")
 
 
 # --- re-deriving a record ----------------------------------------------------------
@@ -256,6 +291,7 @@ def verify(corpus_dir, sample: int | None = None, jobs: int = 1, seed: int = 0,
         if grid is not None and grid.sha256 != manifest["grid_sha256"]:
             report.add("manifest.json", "its grid does not match its grid_sha256")
         elif grid is not None:
+            _check_completeness(root, grid, manifest, readable, report)
             total = sum(rows for _, rows in readable)
             chosen = set(random.Random(seed).sample(range(total), sample)) if sample is not None and sample < total \
                 else None

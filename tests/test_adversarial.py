@@ -141,6 +141,7 @@ def _resign(corpus: Path, shard: Path) -> None:
     for entry in manifest["shards"]:
         if entry["path"] == f"data/{shard.name}":
             entry["sha256"], entry["bytes"] = sha256_file(shard), shard.stat().st_size
+            entry["rows"] = pq.ParquetFile(shard).metadata.num_rows
     (corpus / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
 
@@ -180,6 +181,18 @@ def mutate(corpus: Path, steps: list[dict]) -> dict:
             for key, value in arg.items():
                 _set_path(manifest, key, value)
             (corpus / "manifest.json").write_text(json.dumps(manifest, indent=1))
+        elif op == "drop_shard":  # the shard and its manifest entry, as a careful forger would
+            shard = _shard(corpus, arg)
+            manifest = json.loads((corpus / "manifest.json").read_text())
+            manifest["shards"] = [e for e in manifest["shards"] if e["path"] != f"data/{shard.name}"]
+            (corpus / "manifest.json").write_text(json.dumps(manifest, indent=1))
+            shard.unlink()
+        elif op == "delete_row":
+            shard = _shard(corpus, 0)
+            rows = pq.read_table(shard).to_pylist()
+            values.setdefault("task_id", rows[arg]["task_id"])
+            write_shard(shard, rows[:arg] + rows[arg + 1:], {"grid_name": "hostile"})
+            _resign(corpus, shard)
         elif op in ("null_cell", "as_text"):  # rewrite one column of shard 0, keeping the rest, and re-sign
             shard = _shard(corpus, 0)
             table = pq.read_table(shard)
