@@ -365,10 +365,45 @@ def _foreign(out: Path, what: str, exc: CorpusError) -> InputError:
     return InputError(f"output folder {out} holds {what} ({reason}); refusing to touch it")
 
 
-def _owned(out: Path) -> tuple[dict[str, str | None], str]:
-    """The files of the corpus in ``out`` (relative path -> sha256 to match,
-    or None where any content is the build's own), and what the folder is."""
-    owned: dict[str, str | None] = {}
+def _shard_of(grid_sha256: str):
+    """A check that a file is a complete shard a build of this grid wrote."""
+    def check(path: Path) -> bool:
+        try:
+            meta = open_shard(path).schema_arrow.metadata or {}
+            return json.loads(meta.get(b"taskfactory", b"{}")).get("grid_sha256") == grid_sha256
+        except (CorpusError, ValueError, AttributeError):
+            return False
+    return check
+
+
+def _card_of(grid_sha256: str):
+    """A check that a file is the dataset card of a corpus of this grid."""
+    def check(path: Path) -> bool:
+        try:
+            return f"`{grid_sha256[:16]}`" in path.read_text(encoding="utf-8")[:20000]
+        except (OSError, UnicodeDecodeError):
+            return False
+    return check
+
+
+def _rejects(path: Path) -> bool:
+    """True when every line of ``path`` is a reject entry a build writes."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                entry = json.loads(line)
+                if not (isinstance(entry, dict) and is_task_id(entry.get("task_id")) and "reasons" in entry):
+                    return False
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return True
+
+
+def _owned(out: Path) -> tuple[dict, str]:
+    """The files of the corpus in ``out`` (relative path -> the sha256 to
+    match, a check of the content a build writes, or None for the build's own
+    state files), and what the folder is."""
+    owned: dict = {}
     kind = None
     if (out / MANIFEST).exists():
         try:
@@ -386,12 +421,13 @@ def _owned(out: Path) -> tuple[dict[str, str | None], str]:
         except CorpusError as exc:
             raise _foreign(out, f"a {STATE} folder that is not a taskfactory build's", exc) from None
         for name in plan["shards"]:
-            owned.setdefault(f"{DATA}/{name}", None)
+            owned.setdefault(f"{DATA}/{name}", _shard_of(plan["grid_sha256"]))
         for name in state_files(plan["shards"]):
             owned[f"{STATE}/{name}"] = None
         if plan.get("finalizing"):
+            owned.setdefault(CARD, _card_of(plan["grid_sha256"]))
+            owned.setdefault(REJECTED, _rejects)
             for name in (CARD, REJECTED):
-                owned.setdefault(name, None)
                 owned[f".{name}.partial"] = None
         kind = kind or "unfinished build"
     if kind is None:
@@ -418,7 +454,9 @@ def audit(out: Path) -> list[Path]:
                     refuse = f"the folder {rel}, which the {kind} does not list"
             elif rel not in owned:
                 refuse = f"{rel}, which the {kind} does not list"
-            elif owned[rel] is not None and sha256_file(path) != owned[rel]:
+            elif callable(owned[rel]) and not owned[rel](path):
+                refuse = f"{rel}, which the {kind} did not write"
+            elif isinstance(owned[rel], str) and sha256_file(path) != owned[rel]:
                 refuse = f"{rel}, which differs from the file the {kind} wrote (edited since?)"
             else:
                 found.append(path)
