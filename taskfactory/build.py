@@ -25,7 +25,7 @@ from pathlib import Path
 from . import corpus
 from ._version import __version__
 from .corpus import DATA, MANIFEST, REJECTED, STATE, atomic_write_text
-from .errors import InputError, TaskFactoryError
+from .errors import InputError, TaskFactoryError, check_count, check_path
 from .grid import Coord, Grid, load_grid
 from .plan import Plan, plan
 from .shards import ShardWriter
@@ -218,9 +218,9 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
     :class:`TaskFactoryError` when no task could be made.
     """
     start = time.perf_counter()
+    check_path(out, "out")
+    check_count(jobs, "jobs")
     g = load_grid(grid)
-    if jobs < 1:
-        raise InputError(f"jobs ({jobs}) must be at least 1")
     _check_backend(backend)
     p = plan(g)
     out = Path(out)

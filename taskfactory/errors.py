@@ -36,6 +36,21 @@ class BenchError(InputError):
     """A benchmark file is malformed."""
 
 
+def check_count(value, name: str, low: int = 1) -> None:
+    """Raise :class:`InputError` unless ``value`` is a whole number >= ``low``
+    (for arguments such as ``jobs`` and ``sample``)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InputError(f"{name} ({value!r}) must be a whole number of at least {low}")
+
+
+def check_path(value, name: str) -> None:
+    """Raise :class:`InputError` unless ``value`` is a non-empty path."""
+    import os
+
+    if not isinstance(value, (str, os.PathLike)) or not str(value):
+        raise InputError(f"{name} must be a path, got {value!r}")
+
+
 class DataError(InputError):
     """Data that cannot give a reliable test result.
 

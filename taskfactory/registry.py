@@ -59,6 +59,8 @@ def family_names() -> list[str]:
 def get_family(name: str) -> Family:
     """The family called ``name``; the error lists the known names."""
     _ensure_loaded()
+    if not isinstance(name, str):
+        raise InputError(f"a method is named by text, got {type(name).__name__}")
     try:
         return _REGISTRY[name]
     except KeyError:

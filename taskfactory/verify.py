@@ -29,7 +29,7 @@ from pathlib import Path
 from . import corpus
 from ._version import __version__
 from .corpus import is_task_id, open_shard, read_columns, read_row_group, sha256_file, shown
-from .errors import CorpusError, TaskFactoryError
+from .errors import CorpusError, InputError, TaskFactoryError, check_count, check_path
 from .grid import Coord, Grid, load_grid
 from .plan import plan as plan_grid
 from .sandbox import Limits, run_scripts
@@ -274,6 +274,12 @@ def verify(corpus_dir, sample: int | None = None, jobs: int = 1, seed: int = 0,
     from joblib import Parallel, delayed
 
     start = time.perf_counter()
+    check_path(corpus_dir, "corpus_dir")
+    check_count(jobs, "jobs")
+    if sample is not None:
+        check_count(sample, "sample")
+    if not isinstance(limits, Limits):
+        raise InputError(f"limits must be a taskfactory.sandbox.Limits, got {type(limits).__name__}")
     root = Path(corpus_dir)
     manifest = corpus.load_manifest(root)
     report = VerifyReport()

@@ -6,6 +6,8 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
+from taskfactory.errors import InputError
+from taskfactory.leakage import check_leakage
 from taskfactory.result import Z_CAP
 
 DATA = pd.DataFrame({"y": [5.1, 4.9, 6.2, 5.8, 7.1, 6.9, 7.4, 8.0], "g": ["a"] * 4 + ["b"] * 4})
@@ -57,3 +59,24 @@ def test_z_of_p_keeps_tiny_p_and_caps_at_8():
         tf.z_of_p(1.5)
     with pytest.raises(ValueError, match=r"p-value \(nan\) must lie in \[0, 1\]"):
         tf.z_of_p(math.nan)
+
+
+GRID_30 = {"seed": 1, "methods": ["welch_t"], "n": [30]}
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: tf.get_family(["welch_t"]), "a method is named by text, got list"),
+    (lambda: tf.build(GRID_30, None), "out must be a path, got None"),
+    (lambda: tf.build(GRID_30, "unused", jobs="2"), "jobs ('2') must be a whole number of at least 1"),
+    (lambda: tf.verify(None), "corpus_dir must be a path, got None"),
+    (lambda: tf.verify("unused", sample=0), "sample (0) must be a whole number of at least 1"),
+    (lambda: tf.verify("unused", jobs=1.5), "jobs (1.5) must be a whole number of at least 1"),
+    (lambda: tf.verify("unused", limits="x"), "limits must be a taskfactory.sandbox.Limits, got str"),
+    (lambda: check_leakage("unused", []), "give at least one benchmark file or folder"),
+    (lambda: check_leakage("unused", ["b.jsonl"], thresholds={}),
+     "thresholds must be a taskfactory.leakage.Thresholds, got dict"),
+])
+def test_misused_api_calls_raise_input_errors(call, message):
+    with pytest.raises(InputError) as err:
+        call()
+    assert str(err.value) == message

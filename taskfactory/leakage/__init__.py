@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import json
 import numbers
+import os
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -32,7 +33,7 @@ from pathlib import Path
 from datasketch import MinHashLSH
 
 from ..corpus import check_shards, iter_records, load_manifest
-from ..errors import CorpusError, InputError
+from ..errors import CorpusError, InputError, check_path
 from .bench import BenchError, Fields, Item, load_bench
 from .data import row_hashes
 from .text import NUM_PERM, content_set, jaccard, minhash, ngrams, stable_hash, tokens
@@ -218,6 +219,16 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
                   semantic: bool = False, embed=None) -> LeakageReport:
     """Check ``corpus`` against the benchmark files or folders ``benches``."""
     start = time.perf_counter()
+    check_path(corpus, "corpus")
+    if isinstance(benches, (str, os.PathLike)):
+        benches = [benches]  # one benchmark, not a list of its characters
+    benches = list(benches)
+    if not benches:
+        raise InputError("give at least one benchmark file or folder")
+    for bench in benches:
+        check_path(bench, "a benchmark")
+    if not isinstance(thresholds, Thresholds):
+        raise InputError(f"thresholds must be a taskfactory.leakage.Thresholds, got {type(thresholds).__name__}")
     check_shards(corpus, load_manifest(corpus))
     items: list[Item] = [it for b in benches for it in load_bench(b, fields)]
     thr = thresholds
