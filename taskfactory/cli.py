@@ -7,13 +7,35 @@ import sys
 from pathlib import Path
 
 import click
+from click.exceptions import NoArgsIsHelpError
 
 from ._version import __version__
 from .errors import TaskFactoryError
 
 
 class Group(click.Group):
-    """Turns library errors into ``error: <message>`` and their exit code."""
+    """Turns library errors into ``error: <message>`` and their exit code, and
+    a bad option or argument into one such line with exit code 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except NoArgsIsHelpError as exc:  # no command: the help, as click shows it
+            click.echo(exc.ctx.get_help() if exc.ctx else str(exc), err=True)
+            sys.exit(2)
+        except click.UsageError as exc:
+            where = f"{exc.ctx.command_path}: " if exc.ctx is not None else ""
+            click.echo(f"error: {where}{exc.format_message().rstrip('.')} (see --help)", err=True)
+            sys.exit(2)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx):
         try:

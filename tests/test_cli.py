@@ -74,3 +74,14 @@ def test_the_readme_grid_example_is_valid(tmp_path):
     p = tf.plan(grid)
     assert p.total > 0 and set(p.by["effect"]) == {"null", "borderline", "medium", "strong", "large"}
     assert set(p.by_split) == {"train", "test"}
+
+
+def test_a_bad_option_is_one_line_with_exit_2():
+    result = CliRunner().invoke(main, ["plan", "grids/demo.yaml", "--jobs", "0"])
+    assert result.exit_code == 2
+    assert result.output == ("error: main plan: Invalid value for '-j' / '--jobs': 0 is not in the range x>=1 "
+                             "(see --help)\n")
+    missing = CliRunner().invoke(main, ["leakage", "corpus"])
+    assert missing.exit_code == 2 and missing.output == "error: main leakage: Missing option '--against' (see --help)\n"
+    assert CliRunner().invoke(main, ["--version"]).exit_code == 0
+    assert CliRunner().invoke(main, ["plan", "--help"]).output.startswith("Usage: main plan")
