@@ -63,14 +63,28 @@ def _provenance(g: Grid) -> dict:
 _watching = False
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _exit_with_parent(parent_pid: int) -> None:
     """In a worker process the build started: exit as soon as the build's main
     process is gone, instead of computing shards nobody will collect. Does
     nothing in the main process or in a worker another program started (a
     cluster's)."""
     global _watching
-    if _watching or os.getpid() == parent_pid or os.getppid() != parent_pid:
+    if _watching or os.getpid() == parent_pid:
         return
+    if os.getppid() != parent_pid:
+        if not _alive(parent_pid):  # the build died before this worker took its first shard
+            os._exit(1)
+        return  # a worker of a cluster, not of this build
     _watching = True
 
     def watch():
