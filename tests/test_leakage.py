@@ -430,9 +430,13 @@ def test_benchmark_folders_with_symlink_loops_and_folders_named_like_files(tmp_p
     root = tmp_path / "b"
     root.mkdir()
     write_jsonl(root / "ok.jsonl", [{"id": "a", "question": "Do the groups differ?"}])
-    (root / "again").symlink_to(root)  # a folder loop: symlinked folders are not followed
     (root / "empty.parquet").mkdir()
     assert [it.id for it in load_bench(root)] == ["a"]
+    (root / "again").symlink_to(root)  # a folder loop: a linked folder is refused, not followed or skipped
+    with pytest.raises(BenchError) as err:
+        load_bench(root)
+    assert str(err.value).startswith(f"{root / 'again'}: a symbolic link to a folder")
+    (root / "again").unlink()
     loop = root / "loop.jsonl"
     loop.symlink_to(loop)
     message = f"{loop}: not a regular file or folder (a broken or looping symlink, or a special file)"
@@ -480,3 +484,16 @@ def test_ngram_fingerprints_tell_distinct_ngrams_apart():
     for n in (1, 8, 13):
         assert len(ngrams(toks, n)) == len({tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)})
     assert ngrams(toks[:7], 8) == set()
+
+
+def test_benchmark_folders_read_every_item_file_and_refuse_linked_folders(tmp_path):
+    folder = tmp_path / "bench"
+    (folder / "real").mkdir(parents=True)
+    (folder / "a.jsonl").write_text('{"id": "a", "question": "One?"}\n')
+    (folder / "b.JSONL").write_text('{"id": "b", "question": "Two?"}\n')
+    assert [item.id for item in load_bench(folder)] == ["a", "b"]
+    (folder / "linked").symlink_to(folder / "real", target_is_directory=True)
+    with pytest.raises(BenchError) as err:
+        load_bench(folder)
+    assert str(err.value) == (f"{folder / 'linked'}: a symbolic link to a folder, which is not followed; give the "
+                              "folder itself with another --against")

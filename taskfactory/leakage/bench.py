@@ -193,15 +193,18 @@ def load_bench(path, fields: Fields = Fields()) -> list[Item]:
     path = Path(path)
     if path.is_dir():
         root, files = path, []
-        for entry in sorted(path.rglob("*")):  # does not descend into symlinked folders
-            if entry.suffix in SUFFIXES and not entry.is_dir():
+        for entry in sorted(path.rglob("*")):  # does not descend into symlinked folders: they are refused
+            if entry.is_symlink() and entry.is_dir():
+                raise BenchError(f"{entry}: a symbolic link to a folder, which is not followed; give the folder "
+                                 "itself with another --against")
+            if entry.suffix.lower() in SUFFIXES and not entry.is_dir():
                 if not entry.is_file():
                     raise _not_regular(entry)
                 files.append(entry)
         if not files:
             raise BenchError(f"{path}: a benchmark folder must hold .parquet or .jsonl files; found none")
     elif path.is_file():
-        if path.suffix not in SUFFIXES:
+        if path.suffix.lower() not in SUFFIXES:
             raise BenchError(f"{path}: a benchmark must be a .parquet or .jsonl file, or a folder of them")
         root, files = path.parent, [path]
     elif path.is_symlink() or path.exists():
@@ -210,7 +213,7 @@ def load_bench(path, fields: Fields = Fields()) -> list[Item]:
         raise BenchError(f"{path}: no such benchmark file or folder")
     items = []
     for f in files:
-        items += _read_parquet(f, root, fields) if f.suffix == ".parquet" else _read_jsonl(f, root, fields)
+        items += _read_parquet(f, root, fields) if f.suffix.lower() == ".parquet" else _read_jsonl(f, root, fields)
     if not items:
         raise BenchError(f"{path}: the benchmark holds no items")
     return items
