@@ -136,6 +136,10 @@ def _check_arguments(family, data, roles, alpha, ranges) -> None:
     if not isinstance(ranges, dict):
         raise InputError(f"ranges must be a mapping of column to (low, high), got {type(ranges).__name__}")
     for col, bounds in ranges.items():
+        if col not in data.columns:
+            raise InputError(f"ranges name the column '{col}', which data does not have")
+        if not pd.api.types.is_numeric_dtype(data[col]) or pd.api.types.is_bool_dtype(data[col]):
+            raise InputError(f"ranges give column '{col}' a range, but it does not hold numbers")
         ok = isinstance(bounds, (list, tuple)) and len(bounds) == 2 and all(
             isinstance(b, (int, float)) and not isinstance(b, bool) and math.isfinite(b) for b in bounds)
         if not ok or not bounds[0] < bounds[1]:

@@ -186,14 +186,14 @@ def _prepare_out(out: Path, g: Grid, p: Plan, resume: bool, overwrite: bool) -> 
 def _check_backend(backend: str) -> None:
     """Fail early, before any output exists, on an unknown or missing backend."""
     if backend not in BACKENDS:
-        raise TaskFactoryError(f"backend ({backend!r}) must be one of {', '.join(BACKENDS)}")
+        raise InputError(f"backend ({backend!r}) must be one of {', '.join(BACKENDS)}")
     needs = {"dask": ("dask.distributed", "dask[distributed]"), "ray": ("ray.util.joblib", "ray[default]")}
     if backend in needs:
         module, package = needs[backend]
         try:
             importlib.import_module(module)
         except ImportError:
-            raise TaskFactoryError(f"backend '{backend}' needs {module}: pip install '{package}'") from None
+            raise InputError(f"backend '{backend}' needs {module}: pip install '{package}'") from None
 
 
 @contextmanager

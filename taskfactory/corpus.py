@@ -258,7 +258,7 @@ def find_task(corpus, task_id: str | None = None, method: str | None = None) -> 
                     raise CorpusError(f"{path}: a row has task_id {shown(task.get('task_id'))}, not a taskfactory "
                                       "task id")
                 return task
-    what = f"task '{task_id}'" if task_id else f"a task of method '{method}'" if method else "any task"
+    what = f"task '{task_id}'" if task_id else f"task of method '{method}'" if method else "task"
     raise InputError(f"{corpus}: holds no {what}")
 
 

@@ -206,7 +206,7 @@ def test_a_missing_backend_fails_before_writing(tmp_path, monkeypatch):
     grid = tmp_path / "g.yaml"
     grid.write_text(json.dumps(GRID))
     result = CliRunner().invoke(main, ["build", str(grid), "-o", str(tmp_path / "c"), "--backend", "ray"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.output == "error: backend 'ray' needs ray.util.joblib: pip install 'ray[default]'\n"
     assert not (tmp_path / "c").exists()
 
