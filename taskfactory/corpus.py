@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 from ._version import __version__
 from .errors import CorpusError, InputError
 from .readers import parse_json, read_text
+from .shards import FIELDS
 
 FORMAT = "taskfactory-corpus/2"
 MANIFEST = "manifest.json"
@@ -178,8 +179,6 @@ def read_row_group(pf, path: Path, index: int, columns: list[str] | None):
     than the corpus schema's, a null where the schema allows none, or a
     damaged page is a CorpusError."""
     import pyarrow as pa
-
-    from .shards import FIELDS
 
     have = set(pf.schema_arrow.names)
     lacking = [c for c in (columns if columns is not None else [name for name, *_ in FIELDS]) if c not in have]

@@ -7,6 +7,8 @@ turns it into ``error: <message>`` and exits with the class's ``exit_code``:
 2 for bad input, 1 for a check that failed.
 """
 
+import os
+
 
 class TaskFactoryError(Exception):
     """Base class of every error taskfactory reports to its user."""
@@ -45,8 +47,6 @@ def check_count(value, name: str, low: int = 1) -> None:
 
 def check_path(value, name: str) -> None:
     """Raise :class:`InputError` unless ``value`` is a non-empty path."""
-    import os
-
     if not isinstance(value, (str, os.PathLike)) or not str(value):
         raise InputError(f"{name} must be a path, got {value!r}")
 
