@@ -38,14 +38,17 @@ if TYPE_CHECKING:
     from .result import TestResult
     from .scenarios import Scenario
 
-#: What a role holds: a numeric, category or cluster column, or a reference
-#: value (a number such as mu0, or a level such as the positive outcome).
-ROLE_KINDS = ("numeric", "category", "cluster", "value", "level")
+#: What a role holds: a numeric or category column, a column labelling the
+#: design (cluster, unit measured repeatedly, period of measurement), or a
+#: reference value (a number such as mu0, or a level such as the positive outcome).
+ROLE_KINDS = ("numeric", "category", "cluster", "unit", "period", "value", "level")
 #: Kinds whose role holds a reference value, not a column.
 VALUE_KINDS = ("value", "level")
-#: What the grid's ``n`` counts for a family: rows of a flat table, or the
-#: clusters of a clustered design (each holding several rows).
-N_UNITS = ("rows", "clusters")
+#: What the grid's ``n`` counts for a family: rows of a flat table, the
+#: clusters of a clustered design (each holding several rows), or the units of
+#: a panel or repeated-measures design (each measured in several periods or
+#: conditions, one row per measurement).
+N_UNITS = ("rows", "clusters", "units")
 
 
 REFERENCE_FOLDER = Path(__file__).resolve().parent / "methods" / "reference"
@@ -188,7 +191,7 @@ class Family(ABC):
                 raise ScenarioError(f"{where}: role '{role}' names '{col}', which is not a variable")
             if kind == "numeric" and var.type not in ("numeric", "integer"):
                 raise ScenarioError(f"{where}: role '{role}' needs a numeric column, '{col}' is {var.type}")
-            if kind in ("category", "cluster") and var.type != kind:
+            if kind not in ("numeric", *VALUE_KINDS) and var.type != kind:
                 raise ScenarioError(f"{where}: role '{role}' needs a {kind} column, '{col}' is {var.type}")
         extra = sorted(set(scen.roles) - set(self.roles))
         if extra:

@@ -12,6 +12,10 @@ A ``condition`` seen by these helpers needs only the attributes ``n``,
 import numpy as np
 import pandas as pd
 
+#: Columns a family numbers 1, 2, ... (clusters, repeatedly measured units and
+#: periods); ``finish`` writes clusters and units as labels, periods as numbers.
+DESIGN_TYPES = ("cluster", "unit", "period")
+
 
 def split_sizes(n, weights):
     """Split ``n`` rows into integer group sizes proportional to ``weights``.
@@ -70,8 +74,11 @@ def finish(condition, rng, columns):
             width = max(3, len(str(n)))
             frame[name] = [f"{spec.get('prefix', '')}{i:0{width}d}" for i in range(1, n + 1)]
             continue
-        if spec["type"] == "cluster":  # the family numbers the clusters 1, 2, ...
+        if spec["type"] in DESIGN_TYPES:  # the family numbers clusters, units and periods 1, 2, ...
             number = np.asarray(columns[name], dtype=int)[order]
+            if spec["type"] == "period":
+                frame[name] = number
+                continue
             width = max(2, len(str(int(number.max()))))
             frame[name] = [f"{spec.get('prefix', '')}{int(k):0{width}d}" for k in number]
             continue

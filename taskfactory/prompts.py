@@ -19,8 +19,8 @@ def _number(x: float) -> str:
 
 def dictionary_line(entry: dict) -> str:
     """One data-dictionary bullet: name, type, unit, range or levels, label."""
-    kind = {"id": "identifier", "cluster": "cluster identifier", "numeric": "numeric", "integer": "integer",
-            "category": "categorical"}[entry["type"]]
+    kind = {"id": "identifier", "cluster": "cluster identifier", "unit": "unit identifier", "period": "period",
+            "numeric": "numeric", "integer": "integer", "category": "categorical"}[entry["type"]]
     facts = [kind]
     if entry.get("unit"):
         facts.append(entry["unit"])

@@ -24,6 +24,9 @@ one family::
 (``{mu0}``, ``{p0}`` ...) as bare fields (no format spec, conversion, attribute
 or index); write ``{{`` and ``}}`` for literal braces.
 Variables not named in ``roles`` (besides the id) are extras, drawn from ``dist``.
+Designs beyond a flat table label rows with a ``cluster``, a ``unit`` (measured
+repeatedly) and a ``period`` variable; the family numbers them, and each plays
+a role of its test.
 
 The file is read strictly (see :mod:`taskfactory.readers`). Everything that
 reaches the emitted scripts as a Python literal is plain data: a number is
@@ -45,15 +48,20 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from . import kit
 from .errors import ScenarioError
 from .readers import load_yaml
 
 IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
 LEVEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.+<>=/-]*$")
-TYPES = ("id", "cluster", "numeric", "integer", "category")
+TYPES = ("id", "cluster", "unit", "period", "numeric", "integer", "category")
 #: Types whose values label rows rather than measure them: the row id (numbered
-#: by the factory) and the cluster a row belongs to (numbered by the family).
-LABEL_TYPES = ("id", "cluster")
+#: by the factory); the cluster a row belongs to, the unit (subject, firm,
+#: region) measured repeatedly, and the period of that measurement (all three
+#: numbered by the family, 1, 2, ...).
+LABEL_TYPES = ("id", "cluster", "unit", "period")
+#: Label types only a family's design fills: each must play a role of the test.
+DESIGN_TYPES = kit.DESIGN_TYPES
 DISTS = ("normal", "lognormal", "uniform", "poisson", "integers", "choice")
 SCENARIO_KEYS = ("id", "domain", "title", "context", "question", "roles", "variables", "dgp")
 VARIABLE_KEYS = ("name", "label", "type", "unit", "range", "decimals", "levels", "dist", "prefix")
@@ -304,7 +312,7 @@ def _parse_dist(dist, vtype: str, levels, where: str) -> dict:
         _fail(where, f"dist ({dist!r}) must be one mapping with one of {', '.join(DISTS)}")
     kind, arg = next(iter(dist.items()))
     if vtype in LABEL_TYPES:
-        _fail(where, f"a{'n' if vtype == 'id' else ''} {vtype} variable takes no dist")
+        _fail(where, f"a{'n' if vtype in ('id', 'unit') else ''} {vtype} variable takes no dist")
     if (kind == "choice") != (vtype == "category"):
         _fail(where, "a category variable takes dist 'choice', and only it does")
     if not _dist_ok(kind, arg, levels):
@@ -354,6 +362,8 @@ def _parse_variable(raw, where: str) -> Variable:
     if dist is not None:
         dist = _parse_dist(dist, vtype, levels, where)
     prefix = raw.get("prefix", "")
+    if "prefix" in raw and vtype not in ("id", "cluster", "unit"):
+        _fail(where, f"a {vtype} variable takes no prefix")
     if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z0-9_-]*", prefix):
         _fail(where, f"prefix ({prefix!r}) must be letters, digits, '_' or '-'")
     return Variable(name=name, label=label.strip(), type=vtype, unit=unit or "",
@@ -403,9 +413,9 @@ def parse_scenario(raw, method: str, where: str, has_data: bool = True, fields: 
             if isinstance(col, str) and col in names:
                 used.add(col)
     extras = [v for v in variables if v.type != "id" and v.name not in used]
-    unused_clusters = [v.name for v in extras if v.type == "cluster"]
-    if unused_clusters:
-        _fail(where, f"cluster variable '{unused_clusters[0]}' must play a role of the test")
+    unused_labels = [v for v in extras if v.type in DESIGN_TYPES]
+    if unused_labels:
+        _fail(where, f"{unused_labels[0].type} variable '{unused_labels[0].name}' must play a role of the test")
     if has_data and not 1 <= len(extras) <= 3:
         _fail(where, f"needs 1 to 3 extra columns the test does not use, has {len(extras)}")
     for v in extras:

@@ -103,3 +103,60 @@ def test_a_question_without_a_dataset_takes_no_perturbation(tmp_path, monkeypatc
     assert result.exit_code == 2 and result.output == (
         f"error: {grid}: key 'perturbations': 'missing' spoils a dataset, and 'toy_wilson' asks a question without "
         "one; exclude {method: toy_wilson, perturbation: missing}\n")
+
+
+def test_the_panel_within_slope_matches_r():
+    """R: d <- data.frame(unit = rep(c("S01","S02","S03","S04"), each = 3), period = rep(1:3, 4),
+         y = c(10.2, 11.5, 12.1, 8.4, 8.9, 10.6, 12.0, 11.8, 13.9, 9.1, 10.4, 10.2))[-5, ]
+    summary(lm(y ~ period + factor(unit), data = d))$coefficients[2, ]
+      0.8875000000000005107 0.1866415533702087681 4.7551040160902395826 0.0031421701784250526
+    summary(lm(y ~ period, data = d))$coefficients[2, ]   (the naive pooled slope)
+      0.88750000000000051 0.49047267708782427 1.80947898111169270 0.10382051856732172"""
+    import pandas as pd
+
+    from taskfactory.condition import Condition
+    from toys.models import ToyPanel
+
+    data = pd.DataFrame({"store": [u for u in ["S01", "S02", "S03", "S04"] for _ in range(3)],
+                         "week": [1, 2, 3] * 4,
+                         "basket": [10.2, 11.5, 12.1, 8.4, 8.9, 10.6, 12.0, 11.8, 13.9, 9.1, 10.4, 10.2]}).drop(index=4)
+    cond = Condition(method="toy_panel", n=4, roles={"outcome": "basket", "unit": "store", "period": "week"})
+    res = ToyPanel().analyse(cond, data)
+    assert res.target == "week" and res.df == (6.0,)  # 11 rows - 4 units - 1 slope
+    assert abs(res.estimate - 0.8875000000000005107) < 1e-13
+    assert abs(res.terms[0].std_error - 0.1866415533702087681) < 1e-13
+    assert abs(res.pvalue - 0.0031421701784250526) / 0.0031421701784250526 < 1e-10
+    naive = ToyPanel().naive(cond, data)
+    assert abs(naive.pvalue - 0.10382051856732172) / 0.10382051856732172 < 1e-10
+
+
+def test_a_panel_counts_units_numbers_them_and_their_periods(tmp_path, monkeypatch):
+    from toys.models import ToyPanel
+
+    install(monkeypatch, tmp_path, ToyPanel())
+    grid = {"name": "panel", "seed": 9, "methods": ["toy_panel"], "n": [12], "effects": ["null", "medium"],
+            "perturbations": ["none", "missing"], "seeds": 3}
+    out = tmp_path / "corpus"
+    assert tf.build(grid, out).rejected == 0
+    assert tf.verify(out).ok
+    rows = [r for path in sorted((out / "data").glob("*.parquet")) for r in pq.read_table(path).to_pylist()]
+    assert len(rows) == 2 * 2 * 3 * 2  # effects x perturbations x seeds x prompt styles
+    for rec in rows:
+        periods = json.loads(rec["dgp_params"])["periods"]
+        assert rec["n"] == 12 and rec["n_rows"] == 12 * periods
+        header, *lines = rec["data_csv"].splitlines()
+        store, week = header.split(",").index("store"), header.split(",").index("week")
+        cells = [line.split(",") for line in lines]
+        assert json.loads(rec["gold_terms"])[0]["term"] == "week"
+        if rec["perturbation"] == "none":
+            assert {c[store] for c in cells} == {f"S{k:02d}" for k in range(1, 13)}
+            assert sorted(c[week] for c in cells) == sorted(str(t) for t in range(1, periods + 1) for _ in range(12))
+            assert rec["gold_df"] == [12 * periods - 12 - 1]
+        else:  # blanks reach the design columns too; complete cases drop those rows
+            assert {c[store] for c in cells} - {""} <= {f"S{k:02d}" for k in range(1, 13)}
+            assert {c[week] for c in cells} - {""} <= {str(t) for t in range(1, periods + 1)}
+            assert rec["n_analyzed"] < 12 * periods
+    shown = CliRunner().invoke(main, ["inspect", str(out)])
+    assert shown.exit_code == 0 and "`store` (unit identifier)" in shown.output and "`week` (period)" in shown.output
+    listed = CliRunner().invoke(main, ["methods"], env={"TASKFACTORY_SCENARIOS": str(tmp_path / "scenarios")})
+    assert "n counts units" in listed.output

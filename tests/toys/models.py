@@ -1,11 +1,13 @@
-"""Two toy families: a regression whose question is one term of a model, and
-a cluster-randomised comparison whose grid n counts clusters."""
+"""Three toy families: a regression whose question is one term of a model, a
+cluster-randomised comparison whose grid n counts clusters, and a panel whose
+grid n counts units measured over several periods."""
 
 from __future__ import annotations
 
 import dataclasses
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from taskfactory.family import Family
@@ -117,3 +119,69 @@ class ToyClusterMeans(Family):
 
     def effect_for_z(self, z, n, params):
         return z * np.sqrt(4.0 * (params["icc"] + (1.0 - params["icc"]) / params["cluster_size"]) / n)
+
+
+def generate_panel(condition, rng):
+    k, dgp, params, roles = condition.n, condition.dgp, condition.params, condition.roles
+    periods = params["periods"]
+    unit = np.repeat(np.arange(1, k + 1), periods)
+    period = np.tile(np.arange(1, periods + 1), k)
+    level = rng.normal(0.0, np.sqrt(params["icc"]), k)[unit - 1]
+    noise = rng.normal(0.0, np.sqrt(1.0 - params["icc"]), k * periods)
+    centred = period - (periods + 1) / 2.0
+    outcome = dgp["mean"] + dgp["sd"] * (condition.effect_value * centred + level + noise)
+    return finish(condition, rng, {roles["outcome"]: outcome, roles["unit"]: unit, roles["period"]: period})
+
+
+def within_slope(name, y, x, unit) -> Term:
+    """The slope of ``x`` (term ``name``) in R's lm(y ~ x + factor(unit)): the within-unit
+    estimator, with the residual df of the dummy-variable model."""
+    frame = pd.DataFrame({"y": y, "x": x, "unit": unit})
+    centred = frame[["y", "x"]] - frame.groupby("unit")[["y", "x"]].transform("mean")
+    sxx = float(centred["x"] @ centred["x"])
+    slope = float(centred["x"] @ centred["y"]) / sxx
+    resid = centred["y"] - slope * centred["x"]
+    df = len(frame) - frame["unit"].nunique() - 1
+    se = float(np.sqrt(float(resid @ resid) / df / sxx))
+    t = slope / se
+    return Term(name, slope, se, t, float(2.0 * stats.t.sf(abs(t), df)), float(df))
+
+
+class ToyPanel(Family):
+    name = "toy_panel"
+    title = "Toy: a within-unit trend over the periods of a panel"
+    category = "panel"
+    canonical = "summary(lm(outcome ~ period + factor(unit)))"
+    roles = {"outcome": "numeric", "unit": "unit", "period": "period"}
+    n_unit = "units"
+    min_n = 5
+    dgp_keys = ("mean", "sd")
+    naive_method = "Pooled regression on the period, ignoring the units"
+    medium = 0.1
+    effect_unit = "outcome SDs per period"
+    r_code = "res <- summary(lm({outcome} ~ {period} + factor({unit}), data = d))$coefficients"
+    r_pvalue = "res[2, 4]"
+    py_code = ("import statsmodels.formula.api as smf\n"
+               "p_value = smf.ols('{outcome} ~ {period} + C({unit})', d).fit().pvalues['{period}']")
+    generate = staticmethod(generate_panel)
+
+    def draw_params(self, scenario, n, rng):
+        return {"periods": int(rng.integers(3, 7)), "icc": float(rng.uniform(0.3, 0.7))}
+
+    def rows(self, n, params=None):
+        return n * (6 if params is None else params["periods"])
+
+    def analyse(self, condition, data):
+        roles = condition.roles
+        term = within_slope(roles["period"], data[roles["outcome"]].to_numpy(float),
+                            data[roles["period"]].to_numpy(float), data[roles["unit"]].to_numpy())
+        return TestResult.from_terms([term], roles["period"], "lm with unit effects", "t", n=len(data))
+
+    def naive(self, condition, data):
+        roles = condition.roles
+        terms, _ = ols_terms(data[roles["outcome"]].to_numpy(float), {roles["period"]: data[roles["period"]].to_numpy(float)})
+        return TestResult.from_terms(terms, roles["period"], "pooled lm", "t", n=len(data))
+
+    def effect_for_z(self, z, n, params):
+        periods = params["periods"]
+        return z * np.sqrt((1.0 - params["icc"]) / (n * periods * (periods**2 - 1) / 12.0))
