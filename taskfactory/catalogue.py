@@ -1,6 +1,7 @@
-"""The scenarios of the registered families: each family's scenario file,
-parsed by :mod:`taskfactory.scenarios` and checked against what the family
-needs (:meth:`taskfactory.family.Family.check_scenario`)."""
+"""The scenarios of the registered families: the file of each family's
+question kind, parsed by :mod:`taskfactory.scenarios`, and each scenario as
+one family sees it, checked against what that family needs
+(:meth:`taskfactory.family.Family.check_scenario`)."""
 
 from __future__ import annotations
 
@@ -8,24 +9,48 @@ from functools import lru_cache
 from pathlib import Path
 
 from .errors import ScenarioError
-from .registry import get_family
+from .registry import families, get_family
 from .scenarios import Scenario, parse_file, scenario_root
+
+
+def siblings(kind: str) -> list[str]:
+    """The registered families answering question kind ``kind``, in catalogue order."""
+    return [f.name for f in families() if f.question_kind == kind]
+
+
+@lru_cache(maxsize=None)
+def _load_kind(root: str, kind: str) -> tuple[Scenario, ...]:
+    path = Path(root) / f"{kind}.yaml"
+    if not path.is_file():
+        raise ScenarioError(f"{path}: no scenario file for question kind '{kind}'")
+    members = [get_family(name) for name in siblings(kind)]
+    if len({f.has_data for f in members}) > 1:
+        raise ScenarioError(f"{path}: the families of '{kind}' must all have a dataset or all have none")
+    fields = tuple(sorted({field for f in members for field in f.prompt_fields}))
+    scenarios = parse_file(path, members[0].has_data, fields)
+    names = {f.name for f in members}
+    for scen in scenarios:
+        strangers = sorted(set(scen.dgp) - names)
+        if strangers:
+            raise ScenarioError(f"{path}, scenario '{scen.id}': dgp names '{strangers[0]}', which is not a method of "
+                                f"'{kind}' ({', '.join(sorted(names))})")
+    return tuple(scenarios)
 
 
 @lru_cache(maxsize=None)
 def _load(root: str, method: str) -> tuple[Scenario, ...]:
-    path = Path(root) / f"{method}.yaml"
-    if not path.is_file():
-        raise ScenarioError(f"{path}: no scenario file for method '{method}'")
     family = get_family(method)
-    scenarios = parse_file(path, family.has_data, family.prompt_fields)
+    shared = _load_kind(root, family.question_kind)
+    scenarios = tuple(s.for_family(method) for s in shared if method in s.dgp)
+    if not scenarios:
+        raise ScenarioError(f"{Path(root) / family.question_kind}.yaml: no scenario supports method '{method}'")
     for scen in scenarios:
         family.check_scenario(scen)
-    return tuple(scenarios)
+    return scenarios
 
 
 def load_scenarios(method: str) -> tuple[Scenario, ...]:
-    """Every scenario of ``method``, validated against the family's needs."""
+    """Every scenario of ``method``, as the family sees it, validated against its needs."""
     return _load(str(scenario_root()), method)
 
 

@@ -257,7 +257,8 @@ def methods(as_json):
     for d in listed:
         click.echo(f"{d['name']:<26} {d['canonical']}")
         click.echo(f"{'':<26} naive: {d['naive'] or '-'}; medium: {d['medium']:g} ({d['effect_unit']}); "
-                   f"n counts {d['n_unit']}, at least {d['min_n']}; {len(d['scenarios'])} scenarios")
+                   f"n counts {d['n_unit']}, at least {d['min_n']}; {len(d['scenarios'])} scenarios of "
+                   f"{d['question_kind']}")
 
 
 @main.command()

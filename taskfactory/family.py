@@ -4,9 +4,10 @@ A family is a subclass of :class:`Family` in its own module under
 ``taskfactory/methods/``, registered once with
 :func:`taskfactory.registry.register`. Its parts:
 
-- **identity**: ``name``, ``title``, ``category``, the canonical R call, the
-  ``roles`` its test reads, what the grid's ``n`` counts (``n_unit``) and the
-  kind of answer a task asks for (``answer``, see :mod:`taskfactory.answers`);
+- **identity**: ``name``, ``title``, ``category``, the ``question_kind`` it
+  shares with its siblings (and so its scenario file), the canonical R call,
+  the ``roles`` its test reads, what the grid's ``n`` counts (``n_unit``) and
+  the kind of answer a task asks for (``answer``, see :mod:`taskfactory.answers`);
 - **design and DGP**: ``draw_params`` (nuisance parameters of one dataset),
   ``generate`` (a module-level function whose source the emitted script
   carries), ``dgp_keys`` and ``validate`` (what a scenario must give);
@@ -76,6 +77,10 @@ class Family(ABC):
     name: ClassVar[str]
     title: ClassVar[str]
     category: ClassVar[str]
+    #: The question the family answers, shared with its siblings (families
+    #: whose tasks read the same and differ only in what the data show); its
+    #: scenarios are ``scenarios/<question_kind>.yaml``. Defaults to ``name``.
+    question_kind: ClassVar[str]
     canonical: ClassVar[str]
     roles: ClassVar[dict[str, str]]
     n_unit: ClassVar[str] = "rows"
@@ -178,7 +183,7 @@ class Family(ABC):
         ``ArithmeticError`` or ``LookupError`` from it (a value of the wrong kind
         that it did not check) is reported the same way, as one line.
         """
-        where = f"{scen.source or f'scenarios/{self.name}.yaml'}, scenario '{scen.id}'"
+        where = f"{scen.source or f'scenarios/{self.question_kind}.yaml'}, scenario '{scen.id}' ({self.name})"
         names = {v.name: v for v in scen.variables}
         for role, kind in self.roles.items():
             if role not in scen.roles:
@@ -213,6 +218,7 @@ class Family(ABC):
             "name": self.name,
             "title": self.title,
             "category": self.category,
+            "question_kind": self.question_kind,
             "canonical": self.canonical,
             "naive": self.naive_method,
             "roles": dict(self.roles),
@@ -222,6 +228,11 @@ class Family(ABC):
             "medium": self.medium,
             "effect_unit": self.effect_unit,
         }
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "question_kind" not in cls.__dict__ and "name" in cls.__dict__:
+            cls.question_kind = cls.name
 
     def __repr__(self) -> str:
         return f"<family {self.name}>"

@@ -175,7 +175,7 @@ def probe_clipping(root: str, method: str, scenario: str) -> None:
     from .task import draw_condition
 
     family, scen = get_family(method), get_scenario(method, scenario)
-    where = f"{scen.source or f'scenarios/{method}.yaml'}, scenario '{scen.id}'"
+    where = f"{scen.source or f'scenarios/{family.question_kind}.yaml'}, scenario '{scen.id}' ({method})"
     ranges = scen.ranges()
     for effect in PROBE_EFFECTS:
         clipped, rows = Counter(), 0

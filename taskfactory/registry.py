@@ -2,8 +2,8 @@
 
 A family is one module under ``taskfactory/methods/`` holding a subclass of
 :class:`~taskfactory.family.Family` and one ``register(...)`` call. Modules are
-discovered, not listed: adding a family is adding its module and its scenario
-file, ``scenarios/<name>.yaml``. The catalogue order is
+discovered, not listed: adding a family is adding its module and its
+scenarios (in ``scenarios/<question_kind>.yaml``, shared with its siblings). The catalogue order is
 :data:`taskfactory.methods.CATALOGUE`; families it does not list follow, by name.
 """
 

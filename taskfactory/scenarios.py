@@ -1,15 +1,17 @@
 """Scenarios: the real-world settings a family's tasks are dressed in.
 
-A scenario is data, not code. ``scenarios/<method>.yaml`` holds every scenario of
-one family::
+A scenario is data, not code. Families that answer the same kind of question
+(two independent groups, paired measurements, k groups ...) are siblings and
+share their scenarios: ``scenarios/<kind>.yaml`` holds every scenario of one
+question kind, worded the same whichever sibling drew the data::
 
-    method: welch_t
+    kind: two_groups
     scenarios:
       - id: bp_trial
         domain: medicine
         title: Blood pressure under a new antihypertensive
         context: A clinic randomised {n} adults with hypertension ...
-        question: Does mean systolic blood pressure differ between the arms?
+        question: Does systolic blood pressure differ between the two arms?
         roles: {outcome: sbp, group: arm}
         variables:
           - {name: patient, label: Patient identifier, type: id, prefix: P}
@@ -18,7 +20,13 @@ one family::
              range: [70, 250], decimals: 0}
           - {name: age, label: Age, unit: years, type: integer, range: [18, 100],
              dist: {normal: [58, 11]}}
-        dgp: {mean: 142, sd: 16, direction: -1}
+        dgp:
+          welch_t: {mean: 142, sd: 16, direction: -1}
+          mann_whitney: {median: 138, shape: 1.6, shifted: placebo}
+
+``dgp`` names the siblings the scenario supports (a 1-5 rating cannot be
+normal) and gives each the parameters it needs; only the data differ between
+them.
 
 ``context`` and ``question`` may name ``{n}`` and the family's reference values
 (``{mu0}``, ``{p0}`` ...) as bare fields (no format spec, conversion, attribute
@@ -40,6 +48,7 @@ scenario whose ranges clip more than :data:`SCENARIO_CLIPPED_SHARE` of a column.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -119,7 +128,10 @@ class Variable:
 
 @dataclass(frozen=True)
 class Scenario:
-    """A validated scenario of one family."""
+    """A validated scenario: as read from a question kind's file (``method``
+    the kind, ``dgp`` the parameters of each family it supports), or as one
+    family sees it (:meth:`for_family`: ``method`` the family, ``dgp`` its
+    parameters)."""
 
     id: str
     method: str
@@ -131,6 +143,10 @@ class Scenario:
     variables: tuple[Variable, ...]
     dgp: dict = field(default_factory=dict)
     source: str = field(default="", compare=False)
+
+    def for_family(self, method: str) -> Scenario:
+        """The scenario as family ``method`` (one of those its dgp lists) sees it."""
+        return dataclasses.replace(self, method=method, dgp=self.dgp[method])
 
     def variable(self, name: str) -> Variable:
         for v in self.variables:
@@ -160,7 +176,7 @@ class Scenario:
 
 
 def scenario_root() -> Path:
-    """The folder holding ``<method>.yaml`` scenario files.
+    """The folder holding ``<kind>.yaml`` scenario files.
 
     ``$TASKFACTORY_SCENARIOS`` when set; else the copy installed with the
     package; else ``scenarios/`` beside the package (an editable install).
@@ -370,8 +386,10 @@ def _parse_variable(raw, where: str) -> Variable:
                     range=rng, decimals=decimals, levels=levels, dist=dist, prefix=prefix)
 
 
-def parse_scenario(raw, method: str, where: str, has_data: bool = True, fields: tuple[str, ...] = ()) -> Scenario:
-    """Validate one scenario mapping of ``method``'s file (``where`` names the file).
+def parse_scenario(raw, kind: str, where: str, has_data: bool = True, fields: tuple[str, ...] = ()) -> Scenario:
+    """Validate one scenario mapping of question kind ``kind``'s file (``where``
+    names the file). Its ``dgp`` maps each family the scenario supports to
+    that family's parameters.
 
     A family without a dataset (``has_data`` False: a closed-form task) has
     no variables and may have no roles; its texts may name the drawn
@@ -400,7 +418,7 @@ def parse_scenario(raw, method: str, where: str, has_data: bool = True, fields: 
     if not isinstance(raw_vars, list):
         _fail(where, "needs a 'variables' list")
     if not has_data and raw_vars:
-        _fail(where, f"{method} asks a question without a dataset; its scenarios take no variables")
+        _fail(where, f"'{kind}' asks a question without a dataset; its scenarios take no variables")
     variables = tuple(_parse_variable(v, where) for v in raw_vars)
     names = [v.name for v in variables]
     if len(set(names)) != len(names):
@@ -421,13 +439,21 @@ def parse_scenario(raw, method: str, where: str, has_data: bool = True, fields: 
     for v in extras:
         if v.dist is None:
             _fail(where, f"extra variable '{v.name}' needs a 'dist'")
-    dgp = raw.get("dgp") or {}
-    if not isinstance(dgp, dict):
-        _fail(where, "'dgp' must be a mapping")
-    for key, value in dgp.items():
-        if not (isinstance(key, str) and IDENT.fullmatch(key)):
-            _fail(where, f"dgp key ({key!r}) must match {IDENT.pattern}")
-        _check_plain(value, f"dgp {key}", where, mapping_ok=True)
+    dgp = raw.get("dgp")
+    if not isinstance(dgp, dict) or not dgp:
+        _fail(where, "needs a 'dgp' mapping from each method the scenario supports to its parameters")
+    for method, params in dgp.items():
+        if not (isinstance(method, str) and IDENT.fullmatch(method)):
+            _fail(where, f"dgp method ({method!r}) must match {IDENT.pattern}")
+        if params is None:
+            params = dgp[method] = {}
+        if not isinstance(params, dict):
+            _fail(where, f"dgp must map each method the scenario supports to its parameters; '{method}' holds "
+                  f"{params!r}")
+        for key, value in params.items():
+            if not (isinstance(key, str) and IDENT.fullmatch(key)):
+                _fail(where, f"dgp key ({key!r}) of {method} must match {IDENT.pattern}")
+            _check_plain(value, f"dgp {method}.{key}", where, mapping_ok=True)
     allowed = {"n"} | {k for k, v in roles.items() if not isinstance(v, list)} | set(fields)
     texts = {}
     for key in ("context", "question"):
@@ -435,19 +461,22 @@ def parse_scenario(raw, method: str, where: str, has_data: bool = True, fields: 
         bad = sorted(_template_fields(texts[key], key, where) - allowed)
         if bad:
             _fail(where, f"{key} names '{{{bad[0]}}}'; allowed: {', '.join('{' + a + '}' for a in sorted(allowed))}")
-    return Scenario(id=sid, method=method, domain=raw["domain"].strip(), title=raw["title"].strip(),
+    return Scenario(id=sid, method=kind, domain=raw["domain"].strip(), title=raw["title"].strip(),
                     context=texts["context"], question=texts["question"], roles=dict(roles), variables=variables,
-                    dgp=dict(dgp), source=source)
+                    dgp={m: dict(p) for m, p in dgp.items()}, source=source)
 
 
 def parse_file(path: Path, has_data: bool = True, fields: tuple[str, ...] = ()) -> list[Scenario]:
-    """Read and validate one scenario file."""
+    """Read and validate the scenario file of one question kind. The
+    scenarios it returns are shared by the kind's families: ``method`` holds
+    the kind and ``dgp`` the parameters per family (see
+    :meth:`Scenario.for_family`)."""
     where = str(path)
     raw = load_yaml(path, ScenarioError, "scenario file")
-    if not isinstance(raw, dict) or set(raw) != {"method", "scenarios"}:
-        _fail(where, "must be a mapping with exactly the keys 'method' and 'scenarios'")
-    if raw["method"] != path.stem:
-        _fail(where, f"method ({raw['method']!r}) must match the file name ({path.stem!r})")
+    if not isinstance(raw, dict) or set(raw) != {"kind", "scenarios"}:
+        _fail(where, "must be a mapping with exactly the keys 'kind' and 'scenarios'")
+    if raw["kind"] != path.stem:
+        _fail(where, f"kind ({raw['kind']!r}) must match the file name ({path.stem!r})")
     if not isinstance(raw["scenarios"], list) or not raw["scenarios"]:
         _fail(where, "'scenarios' must be a non-empty list")
     out = [parse_scenario(s, path.stem, where, has_data, fields) for s in raw["scenarios"]]

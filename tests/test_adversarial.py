@@ -102,7 +102,7 @@ def test_hostile_scenario_file(case, tmp_path):
     root = tmp_path / "scenarios"
     shutil.copytree(scenario_root(), root)
     staged = materialise(case, tmp_path)
-    path = root / f"{case['method']}.yaml"
+    path = root / f"{tf.get_family(case['method']).question_kind}.yaml"
     shutil.copyfile(staged, path)
     grid = tmp_path / "grid.yaml"
     n = max(tf.get_family(case["method"]).min_n, 30)

@@ -51,7 +51,7 @@ HOSTILE = "x'''\"\"\"\n__import__('os').system('touch PWNED') # \\\n\r}{!r}{n}"
 
 
 def test_hostile_scenario_text_cannot_inject_code(tmp_path, monkeypatch):
-    src = load_yaml(scenario_root() / "welch_t.yaml", ScenarioError)
+    src = load_yaml(scenario_root() / "two_groups.yaml", ScenarioError)
     scen = src["scenarios"][0]
     scen["title"] = HOSTILE
     scen["context"] = HOSTILE.replace("{", "{{").replace("}", "}}")
@@ -61,7 +61,7 @@ def test_hostile_scenario_text_cannot_inject_code(tmp_path, monkeypatch):
             var["unit"] = HOSTILE
     root = tmp_path / "scenarios"
     shutil.copytree(scenario_root(), root)
-    (root / "welch_t.yaml").write_text(yaml.safe_dump(src))
+    (root / "two_groups.yaml").write_text(yaml.safe_dump(src))
     monkeypatch.setenv("TASKFACTORY_SCENARIOS", str(root))
     grid = {"seed": 5, "methods": ["welch_t"], "scenarios": {"welch_t": [scen["id"]]}, "n": [30],
             "effects": ["medium"], "prompt_styles": ["basic"]}

@@ -115,6 +115,7 @@ class ChiSquareIndependence(Family):
     name = "chi_square_independence"
     title = "Pearson chi-square test of independence"
     category = "contingency"
+    question_kind = "contingency"
     canonical = "chisq.test(table(a, b))"
     roles = {"a": "category", "b": "category"}
     min_n = MIN_N

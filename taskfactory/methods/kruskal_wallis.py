@@ -35,6 +35,7 @@ class KruskalWallis(Family):
     name = "kruskal_wallis"
     title = "Kruskal-Wallis rank sum test"
     category = "k-sample"
+    question_kind = "k_groups"
     canonical = "kruskal.test(outcome ~ group)"
     roles = {"outcome": "numeric", "group": "category"}
     min_n = 20

@@ -44,6 +44,7 @@ class MannWhitney(Family):
     name = "mann_whitney"
     title = "Wilcoxon-Mann-Whitney rank sum test"
     category = "two-sample"
+    question_kind = "two_groups"
     canonical = "wilcox.test(outcome ~ group)"
     roles = {"outcome": "numeric", "group": "category"}
     min_n = 16

@@ -27,6 +27,7 @@ class OneSampleT(Family):
     name = "one_sample_t"
     title = "One-sample t-test"
     category = "one-sample"
+    question_kind = "one_sample"
     canonical = "t.test(outcome, mu = mu0)"
     roles = {"outcome": "numeric", "mu0": "value"}
     min_n = 10

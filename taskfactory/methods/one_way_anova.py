@@ -33,6 +33,7 @@ class OneWayAnova(Family):
     name = "one_way_anova"
     title = "One-way ANOVA"
     category = "k-sample"
+    question_kind = "k_groups"
     canonical = "oneway.test(outcome ~ group, var.equal = TRUE)"
     roles = {"outcome": "numeric", "group": "category"}
     min_n = 15

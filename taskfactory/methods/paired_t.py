@@ -40,6 +40,7 @@ class PairedT(Family):
     name = "paired_t"
     title = "Paired t-test"
     category = "paired"
+    question_kind = "paired"
     canonical = "t.test(after, before, paired = TRUE)"
     roles = {"before": "numeric", "after": "numeric"}
     min_n = 10

@@ -31,6 +31,7 @@ class Pearson(Family):
     name = "pearson"
     title = "Pearson correlation test"
     category = "correlation"
+    question_kind = "association"
     canonical = "cor.test(x, y)"
     roles = {"x": "numeric", "y": "numeric"}
     min_n = 5

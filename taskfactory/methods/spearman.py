@@ -115,6 +115,7 @@ class Spearman(Family):
     name = "spearman"
     title = "Spearman rank correlation test"
     category = "correlation"
+    question_kind = "association"
     canonical = 'cor.test(x, y, method = "spearman")'
     roles = {"x": "numeric", "y": "numeric"}
     min_n = 8

@@ -68,6 +68,7 @@ class TwoProportionZ(Family):
     name = "two_proportion_z"
     title = "Two-proportion z-test (pooled)"
     category = "proportions"
+    question_kind = "two_proportions"
     canonical = "prop.test(successes, totals, correct = FALSE)"
     roles = {"outcome": "category", "group": "category", "positive": "level"}
     min_n = MIN_N

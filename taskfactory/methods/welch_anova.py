@@ -36,6 +36,7 @@ class WelchAnova(Family):
     name = "welch_anova"
     title = "Welch one-way ANOVA"
     category = "k-sample"
+    question_kind = "k_groups"
     canonical = "oneway.test(outcome ~ group)"
     roles = {"outcome": "numeric", "group": "category"}
     min_n = 25

@@ -47,6 +47,7 @@ class WelchT(Family):
     name = "welch_t"
     title = "Welch two-sample t-test"
     category = "two-sample"
+    question_kind = "two_groups"
     canonical = "t.test(outcome ~ group)"
     roles = {"outcome": "numeric", "group": "category"}
     min_n = 20

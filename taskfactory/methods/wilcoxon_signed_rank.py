@@ -96,6 +96,7 @@ class WilcoxonSignedRank(Family):
     name = "wilcoxon_signed_rank"
     title = "Wilcoxon signed rank test"
     category = "paired"
+    question_kind = "paired"
     canonical = "wilcox.test(after, before, paired = TRUE)"
     roles = {"before": "numeric", "after": "numeric"}
     min_n = 12

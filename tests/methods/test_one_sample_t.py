@@ -116,9 +116,9 @@ def _scenario(mu0, decimals=1):
             {"name": "y", "label": "y", "type": "numeric", "range": [0, 100], "decimals": decimals},
             {"name": "w", "label": "w", "type": "numeric", "range": [0, 10], "dist": {"uniform": [1, 2]}},
         ],
-        "dgp": {"sd": 5},
+        "dgp": {"one_sample_t": {"sd": 5}},
     }
-    return parse_scenario(raw, "one_sample_t", "probe")
+    return parse_scenario(raw, "one_sample", "probe").for_family("one_sample_t")
 
 
 def test_scenario_reference_value_is_checked():

@@ -122,9 +122,9 @@ def _scenario(after_range=(0, 100), after_decimals=1):
             {"name": "y1", "label": "y1", "type": "numeric", "range": list(after_range), "decimals": after_decimals},
             {"name": "w", "label": "w", "type": "numeric", "range": [0, 10], "dist": {"uniform": [1, 2]}},
         ],
-        "dgp": {"mean": 50, "sd": 5},
+        "dgp": {"paired_t": {"mean": 50, "sd": 5}},
     }
-    return parse_scenario(raw, "paired_t", "probe")
+    return parse_scenario(raw, "paired", "probe").for_family("paired_t")
 
 
 def test_scenario_columns_must_match():

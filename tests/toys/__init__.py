@@ -19,7 +19,7 @@ def install(monkeypatch, tmp_path: Path, *families) -> Path:
     root = tmp_path / "scenarios"
     shutil.copytree(scenario_root(), root)
     for family in families:
-        shutil.copyfile(HERE / f"{family.name}.yaml", root / f"{family.name}.yaml")
+        shutil.copyfile(HERE / f"{family.question_kind}.yaml", root / f"{family.question_kind}.yaml")
         monkeypatch.setitem(registry._REGISTRY, family.name, family)
     monkeypatch.setenv("TASKFACTORY_SCENARIOS", str(root))
     return root
