@@ -27,10 +27,14 @@ def level_count(scenario) -> int:
 
 
 def validate_groups(scenario) -> None:
-    """Raise ``ValueError`` unless the group variable has 3 to 5 levels."""
+    """Raise ``ValueError`` unless the group variable has 3 to 5 levels and
+    ``dgp.trend`` (levels in their natural order) is absent, 1 or -1."""
     k = level_count(scenario)
     if not MIN_LEVELS <= k <= MAX_LEVELS:
         raise ValueError(f"group '{scenario.roles['group']}' needs {MIN_LEVELS} to {MAX_LEVELS} levels, has {k}")
+    trend = scenario.dgp.get("trend")
+    if trend is not None and (isinstance(trend, bool) or trend not in (1, -1)):
+        raise ValueError(f"dgp trend ({trend!r}) must be 1 (means rise along the listed levels) or -1 (they fall)")
 
 
 def exponents(k: int, rng) -> np.ndarray:
@@ -54,13 +58,15 @@ def draw_shares(n: int, k: int, ratio: float, min_size: int, rng) -> list[float]
         ratio = 1.0 + 0.8 * (ratio - 1.0) if ratio > 1.01 else 1.0
 
 
-def unit_pattern(sizes, rng) -> list[float]:
+def unit_pattern(sizes, rng, trend: int | None = None) -> list[float]:
     """Standardised group locations: size-weighted mean 0 and size-weighted SD 1.
 
     One of three shapes, equally likely: one group apart from the others,
     locations evenly spaced, or locations drawn at random; the order over the
-    levels is random. Multiplied by Cohen's f and the within-group SD it gives
-    the group means, and the ANOVA non-centrality is exactly ``N f^2``.
+    levels is random, or, for ordered levels (``trend`` 1 or -1, the
+    scenario's ``dgp.trend``), rising or falling along them. Multiplied by
+    Cohen's f and the within-group SD it gives the group means, and the ANOVA
+    non-centrality is exactly ``N f^2``.
     """
     k = len(sizes)
     shape = rng.integers(3)
@@ -71,6 +77,8 @@ def unit_pattern(sizes, rng) -> list[float]:
         raw = rng.permutation(np.arange(k, dtype=float))
     else:
         raw = rng.normal(size=k)
+    if trend is not None:
+        raw = trend * np.sort(trend * raw)
     w = np.asarray(sizes, dtype=float) / np.sum(sizes)
     centred = raw - np.sum(w * raw)
     return [float(x) for x in centred / np.sqrt(np.sum(w * centred**2))]

@@ -50,7 +50,7 @@ class KruskalWallis(Family):
         log-scale group locations (size-weighted mean 0, SD 1)."""
         k = level_count(scenario)
         shares = draw_shares(n, k, float(rng.uniform(1.0, 2.0)), MIN_GROUP, rng)
-        return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng)}
+        return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng, scenario.dgp.get("trend"))}
 
     def validate(self, scenario):
         validate_groups(scenario)

@@ -48,7 +48,7 @@ class OneWayAnova(Family):
         k = level_count(scenario)
         ratio = 1.0 if rng.random() < 0.4 else float(rng.uniform(1.1, 1.5))
         shares = draw_shares(n, k, ratio, MIN_GROUP, rng)
-        return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng)}
+        return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng, scenario.dgp.get("trend"))}
 
     def validate(self, scenario):
         validate_groups(scenario)

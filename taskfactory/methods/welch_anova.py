@@ -61,7 +61,7 @@ class WelchAnova(Family):
         else:
             scale = sds[rng.permutation(k)]
         scale = scale / np.sqrt(np.sum(sizes * scale**2) / n)
-        return {"shares": shares, "sd_scale": [float(s) for s in scale], "pattern": unit_pattern(sizes, rng)}
+        return {"shares": shares, "sd_scale": [float(s) for s in scale], "pattern": unit_pattern(sizes, rng, scenario.dgp.get("trend"))}
 
     def validate(self, scenario):
         validate_groups(scenario)

@@ -8,7 +8,8 @@ continuity correction and tie-corrected variance.
 
 Each unit has a true level s; each of its two measurements adds an
 independent exponential error (skewed, as for readings that can only
-overshoot), and the after measurement adds a shift. A share of the units is
+overshoot), and the after measurement adds a shift (subtracts it when the
+scenario's ``dgp.direction`` is -1). A share of the units is
 measured under poor conditions, with an error scale several times larger. The
 difference ``after - before`` is then a scale mixture of Laplace variables:
 symmetric about the shift, with heavy tails that cost the tempting paired
@@ -31,7 +32,7 @@ from scipy import optimize
 from ..kit import finish
 from ..family import Family
 from ..registry import register
-from ..scenarios import require_number
+from ..scenarios import require_direction, require_number
 from ._common import check_paired, numeric, require
 from ._ranks import signed_rank_test
 from ._ttest import one_sample
@@ -78,7 +79,7 @@ def generate(condition, rng):
     b = dgp["noise"]
     share, factor = params["noisy_share"], params["noisy_factor"]
     scale = b * np.where(rng.random(n) < share, factor, 1.0)
-    shift = b * _shift(condition.effect_value, share, factor)
+    shift = dgp.get("direction", 1) * b * _shift(condition.effect_value, share, factor)
     level = rng.normal(dgp["mean"] - b * (1.0 - share + share * factor), dgp["sd"], n)
     before = level + scale * rng.standard_exponential(n)
     after = level + scale * rng.standard_exponential(n) + shift
@@ -103,7 +104,7 @@ class WilcoxonSignedRank(Family):
     dgp_keys = ("mean", "sd", "noise")
     naive_method = "Paired t-test"
     medium = 0.64
-    effect_unit = "P(D > 0) for the paired difference D = after - before"
+    effect_unit = "P(D > 0) for the paired difference D = after - before (before - after when dgp direction is -1)"
     null_value = 0.5
     effect_bounds = (0.0, 1.0)
     generate = staticmethod(generate)
@@ -117,6 +118,7 @@ class WilcoxonSignedRank(Family):
         """Before and after must be distinct columns with one type, range and
         rounding, so that under the null the released pair stays exchangeable."""
         check_paired(scenario)
+        require_direction(scenario)
         if not require_number(scenario.dgp["noise"], "dgp noise") > 0:
             raise ValueError("dgp noise must be positive")
 
