@@ -5,8 +5,9 @@ For each sampled task the CSV is written to a scratch folder and R (one Rscript
 process for the whole sample) reads it with ``read.csv(na.strings = "")``, sets
 every numeric value outside the plausible range of the task's data dictionary
 to NA, keeps complete cases on the test's columns, and runs the family's
-canonical R call. The script prints a per-family agreement table and exits 1
-when any task disagrees (|z(p_gold) - z(p_R)| >= 0.01, z capped at 8) or R fails.
+canonical R call and the R call of every accepted alternative the record lists.
+The script prints a per-family agreement table and exits 1 when any p-value
+disagrees (|z(p_record) - z(p_R)| >= 0.01, z capped at 8) or R fails.
 
     python scripts/crosscheck_r.py corpus/ --per-method 10
 """
@@ -31,7 +32,7 @@ from taskfactory.catalogue import get_scenario
 from taskfactory.result import z_of_p
 
 TOLERANCE = 0.01
-COLUMNS = ["task_id", "data_id", "method", "scenario", "perturbation", "data_csv", "gold_p"]
+COLUMNS = ["task_id", "data_id", "method", "scenario", "perturbation", "data_csv", "gold_p", "accepted"]
 
 
 def r_string(text: str) -> str:
@@ -55,18 +56,34 @@ def sample_tasks(corpus: str, per_method: int, seed: int) -> list[dict]:
     return out
 
 
-def r_block(task: dict, csv_path: Path) -> str:
-    """R code computing the task's p-value on its CSV, with the canonical
-    handling and call taken from taskfactory's family and scenario (never from
-    the record, so a corpus cannot put code into the R script)."""
+def checks(task: dict) -> list[tuple[str, str, str, str, float]]:
+    """What to compare for one task: ``(check id, label, R code, R p-value
+    expression, recorded p-value)`` for the gold and each accepted alternative
+    the family declares. The code comes from taskfactory's family (never from
+    the record, so a corpus cannot put code into the R script); the record
+    must list the family's alternatives, in order."""
+    family = get_family(task["method"])
+    listed = task["accepted"] or []
+    if [a["method"] for a in listed] != [alt.method for alt in family.accepted]:
+        sys.exit(f"error: task {task['task_id']} lists accepted tests {[a['method'] for a in listed]}, "
+                 f"its family declares {[alt.method for alt in family.accepted]}")
+    out = [(task["task_id"], "gold", family.r_code, family.r_pvalue, task["gold_p"])]
+    for k, (alt, rec) in enumerate(zip(family.accepted, listed), 1):
+        out.append((f"{task['task_id']}#{k}", f"accepted {k}", alt.r_code, alt.r_pvalue, rec["p_value"]))
+    return out
+
+
+def r_block(task: dict, csv_path: Path, check_id: str, r_code: str, r_pvalue: str) -> str:
+    """R code computing one p-value of the task on its CSV, after the
+    canonical handling taken from taskfactory's family and scenario."""
     family = get_family(task["method"])
     scen = get_scenario(task["method"], task["scenario"])
     lines = [f"d <- read.csv({r_string(str(csv_path))}, na.strings = \"\")"]
     lines += handling_r(family, scen.roles, scen.ranges())
-    lines.append(fill(family.r_code, scen.roles, "r"))
-    lines.append(f"p <- {family.r_pvalue}")
+    lines.append(fill(r_code, scen.roles, "r"))
+    lines.append(f"p <- {r_pvalue}")
     body = "\n    ".join(lines)
-    tid = r_string(task["task_id"])
+    tid = r_string(check_id)
     return (f"tryCatch(suppressWarnings({{\n    {body}\n    cat({tid}, sprintf(\"%.17g\", p), \"\\n\", file = out, "
             f"append = TRUE)\n}}), error = function(e) cat({tid}, \"ERROR\", gsub(\"[\\r\\n]\", \" \", "
             f"conditionMessage(e)), \"\\n\", file = out, append = TRUE))\n")
@@ -78,7 +95,8 @@ def run_r(tasks: list[dict], workdir: Path) -> dict[str, str]:
     for i, task in enumerate(tasks):
         csv_path = workdir / f"{i:05d}.csv"
         csv_path.write_text(task["data_csv"], encoding="utf-8")
-        parts.append(r_block(task, csv_path))
+        for check_id, _, r_code, r_pvalue, _ in checks(task):
+            parts.append(r_block(task, csv_path, check_id, r_code, r_pvalue))
     script = workdir / "crosscheck.R"
     script.write_text("\n".join(parts), encoding="utf-8")
     proc = subprocess.run(["Rscript", "--vanilla", str(script)], capture_output=True, text=True,
@@ -93,13 +111,15 @@ def run_r(tasks: list[dict], workdir: Path) -> dict[str, str]:
 
 
 def unparsable_templates() -> list[str]:
-    """Families whose reference R template (methods/reference/<name>.R) R cannot parse."""
+    """Families whose reference R template (methods/reference/<name>.R), or
+    the R code of an accepted alternative, R cannot parse."""
     bad = []
     for family in families():
-        proc = subprocess.run(["Rscript", "--vanilla", "-e", "invisible(parse(file('stdin')))"], input=family.r_code,
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            bad.append(f"{family.name}: {' '.join(proc.stderr.split())[:200]}")
+        for label, code in [("reference", family.r_code)] + [(alt.method, alt.r_code) for alt in family.accepted]:
+            proc = subprocess.run(["Rscript", "--vanilla", "-e", "invisible(parse(file('stdin')))"], input=code,
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                bad.append(f"{family.name} ({label}): {' '.join(proc.stderr.split())[:200]}")
     return bad
 
 
@@ -123,32 +143,35 @@ def main(argv=None) -> int:
         r_out = run_r(tasks, Path(tmp))
     rows, table = [], defaultdict(lambda: {"tasks": 0, "worst": 0.0, "failed": 0})
     for t in tasks:
-        key = f"{t['method']}/{t['perturbation']}"
-        cell = table[key]
-        cell["tasks"] += 1
-        got = r_out.get(t["task_id"], "ERROR no output")
-        entry = {"task_id": t["task_id"], "method": t["method"], "perturbation": t["perturbation"], "gold_p": t["gold_p"]}
-        try:
-            p_r = float(got)
-            dz = abs(z_of_p(t["gold_p"]) - z_of_p(p_r))
-            entry.update(r_p=p_r, dz=dz)
-            cell["worst"] = max(cell["worst"], dz)
-            if not dz < TOLERANCE:
+        for check_id, label, _, _, recorded in checks(t):
+            key = f"{t['method']}/{t['perturbation']}" + ("" if label == "gold" else f" ({label})")
+            cell = table[key]
+            cell["tasks"] += 1
+            got = r_out.get(check_id, "ERROR no output")
+            entry = {"task_id": t["task_id"], "check": label, "method": t["method"], "perturbation": t["perturbation"],
+                     "p": recorded}
+            try:
+                p_r = float(got)
+                dz = abs(z_of_p(recorded) - z_of_p(p_r))
+                entry.update(r_p=p_r, dz=dz)
+                cell["worst"] = max(cell["worst"], dz)
+                if not dz < TOLERANCE:
+                    cell["failed"] += 1
+                    print(f"DISAGREE {check_id} ({key}): recorded p = {recorded:.10g}, R p = {p_r:.10g}, "
+                          f"|dz| = {dz:.4f}")
+            except ValueError:
+                entry.update(r_error=got)
                 cell["failed"] += 1
-                print(f"DISAGREE {t['task_id']} ({key}): gold p = {t['gold_p']:.10g}, R p = {p_r:.10g}, |dz| = {dz:.4f}")
-        except ValueError:
-            entry.update(r_error=got)
-            cell["failed"] += 1
-            cell["worst"] = math.inf
-            print(f"R ERROR {t['task_id']} ({key}): {got}")
-        rows.append(entry)
-    print(f"{'method/perturbation':<44} {'tasks':>6} {'worst |dz|':>12} {'failed':>7}")
+                cell["worst"] = math.inf
+                print(f"R ERROR {check_id} ({key}): {got}")
+            rows.append(entry)
+    print(f"{'method/perturbation':<56} {'tasks':>6} {'worst |dz|':>12} {'failed':>7}")
     for key in sorted(table):
         c = table[key]
-        print(f"{key:<44} {c['tasks']:>6} {c['worst']:>12.2e} {c['failed']:>7}")
+        print(f"{key:<56} {c['tasks']:>6} {c['worst']:>12.2e} {c['failed']:>7}")
     failed = sum(c["failed"] for c in table.values())
     worst = max((c["worst"] for c in table.values()), default=0.0)
-    print(f"checked {len(tasks)} tasks over {len(table)} method/perturbation cells; worst |dz| = {worst:.2e}; "
+    print(f"checked {len(tasks)} tasks ({len(rows)} p-values) over {len(table)} cells; worst |dz| = {worst:.2e}; "
           f"disagreements: {failed}")
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(rows, indent=1))

@@ -13,6 +13,7 @@ import pyarrow.csv as pacsv
 
 from .condition import Condition
 from .errors import DataError, InputError
+from .family import Alternative
 from .registry import get_family
 from .result import TestResult
 
@@ -78,16 +79,20 @@ def prepare(family, data: pd.DataFrame, roles: dict, ranges: dict | None = None)
     return d.dropna(subset=cols)
 
 
-def run_test(family, condition, data: pd.DataFrame, ranges: dict | None = None, which: str = "analyse",
-             prepared: bool = False) -> TestResult:
-    """Run the canonical (``which="analyse"``) or naive test of ``family``.
+def run_test(family, condition, data: pd.DataFrame, ranges: dict | None = None,
+             which: str | Alternative = "analyse", prepared: bool = False) -> TestResult:
+    """Run the canonical (``which="analyse"``), naive (``"naive"``) or an
+    accepted alternative test (``which`` one of ``family.accepted``) of ``family``.
 
     ``prepared=True`` says ``data`` has had :func:`prepare` applied already.
     """
     d = data if prepared else prepare(family, data, condition.roles, ranges)
-    if which not in ("analyse", "naive"):
-        raise ValueError(f"which ({which!r}) must be 'analyse' or 'naive'")
-    func = family.analyse if which == "analyse" else family.naive
+    if isinstance(which, Alternative):
+        func = which.run
+    elif which in ("analyse", "naive"):
+        func = family.analyse if which == "analyse" else family.naive
+    else:
+        raise ValueError(f"which ({which!r}) must be 'analyse', 'naive' or an accepted alternative")
     res = func(condition, d)
     if not (isinstance(res.pvalue, float) and 0.0 <= res.pvalue <= 1.0 and math.isfinite(res.statistic)):
         raise DataError(f"{which} gave p = {res.pvalue!r}, statistic = {res.statistic!r}")

@@ -13,10 +13,12 @@ A family is a subclass of :class:`Family` in its own module under
   carries), ``dgp_keys`` and ``validate`` (what a scenario must give);
 - **canonical test**: ``analyse``, exactly as R's call computes it;
 - **naive test**: ``naive`` and ``naive_method``, the tempting wrong test;
+- **accepted alternatives**: ``accepted``, tests experts would accept as
+  equally right on the data as released (never the naive test);
 - **calibration**: ``effect_for_z``, ``medium``, ``effect_unit``,
   ``null_value`` and ``effect_bounds``;
 - **reference solutions**: ``r_code`` and ``py_code`` templates;
-- **hints**: what a look at the data shows, for guided prompts.
+- **hints**: what a look at the sample shows, for guided prompts.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -50,6 +53,26 @@ VALUE_KINDS = ("value", "level")
 #: a panel or repeated-measures design (each measured in several periods or
 #: conditions, one row per measurement).
 N_UNITS = ("rows", "clusters", "units")
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """A test experts accept as equally right as the canonical one on a
+    family's data as released (Welch's F beside the classical F; Kendall beside
+    Spearman; the uncorrected beside R's corrected statistic). The record lists
+    its p-value beside the gold, and an answer naming it is graded against it.
+    The naive test is never an alternative."""
+
+    #: The method as R's output names it (what an answer's METHOD line says).
+    method: str
+    #: The R call, with R's defaults, as ``canonical`` writes it.
+    call: str
+    #: ``run(condition, data) -> TestResult``: the test as R computes it, on
+    #: the data after the canonical handling.
+    run: Callable[[Condition, pd.DataFrame], TestResult]
+    #: R code leaving the test in ``res`` (``{role}`` fields, as ``r_code``).
+    r_code: str
+    r_pvalue: str = "res$p.value"
 
 
 REFERENCE_FOLDER = Path(__file__).resolve().parent / "methods" / "reference"
@@ -140,6 +163,9 @@ class Family(ABC):
         """The tempting wrong test; only called when ``naive_method`` is set."""
         raise NotImplementedError(f"{self.name} has no naive test")
 
+    # -- accepted alternatives ------------------------------------------------------
+    accepted: ClassVar[tuple[Alternative, ...]] = ()
+
     # -- calibration ----------------------------------------------------------------
     medium: ClassVar[float]
     effect_unit: ClassVar[str]
@@ -167,8 +193,10 @@ class Family(ABC):
         return reference_template(self.name, "py")
 
     # -- hints ----------------------------------------------------------------------
-    def hints(self, condition: Condition) -> list[str]:
-        """Guided-prompt hints: what a look at the data shows, never a test's name."""
+    def hints(self, condition: Condition, data: pd.DataFrame) -> list[str]:
+        """Guided-prompt hints: what a look at the analysed sample ``data``
+        shows (siblings share one function of :mod:`taskfactory.methods._describe`),
+        never a test's name."""
         return []
 
     # -- shared behaviour -----------------------------------------------------------

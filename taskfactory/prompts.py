@@ -13,6 +13,15 @@ WORKFLOW = (
 )
 
 
+#: The analysis conventions every gold follows, stated identically in every
+#: task with a dataset (perturbed or not, whatever the family or effect).
+CONVENTIONS = (
+    "Conventions: a value outside its variable's plausible range is a recording error and counts as missing; "
+    "analyse complete cases on the variables the test uses. Test two-sided at significance level alpha = {alpha}. "
+    "Where a test has exact and large-sample versions, or a continuity correction, follow R's defaults."
+)
+
+
 def _number(x: float) -> str:
     return f"{x:g}"
 
@@ -44,8 +53,8 @@ def render_prompt(*, style: str, context: str, question: str, dictionary: list[d
         f"Research question: {question}",
         f"The data are in `{data_filename}` ({n_rows} rows). Data dictionary:\n"
         + "\n".join(dictionary_line(e) for e in dictionary),
-        f"Use a two-sided test at significance level alpha = {_number(alpha)}. Choose an appropriate test, "
-        "run it on the data, and report its result.",
+        CONVENTIONS.format(alpha=_number(alpha)),
+        "Choose an appropriate test, run it on the data, and report its result.",
     ]
     if style == "guided":
         if hints:

@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 from ._version import __version__
 
 S, I, F, B = pa.string(), pa.int32(), pa.float64(), pa.bool_()
+ACCEPTED = pa.list_(pa.struct([("method", S), ("r_call", S), ("p_value", F), ("decision", S)]))
 GOLD = pa.struct([("kind", S), ("p_value", F), ("decision", S), ("estimate", F), ("low", F), ("high", F),
                   ("integer", pa.int64()), ("yes_no", B)])
 
@@ -55,6 +56,9 @@ FIELDS = [
     ("gold_p", F, True, "gold p-value (agrees with R: |dz| < 0.01), when the answer has one"),
     ("gold_z", F, True, "min(Phi^-1(1 - p/2), 8), when the answer has a p-value"),
     ("gold_decision", S, True, "reject or fail to reject, at alpha, when the answer has a p-value"),
+    ("accepted", ACCEPTED, False, "tests experts accept as equally right on these data (never the naive test): "
+                                  "method as R names it, R call, p-value and decision; an answer naming one is "
+                                  "graded against it"),
     ("alpha", F, False, "significance level"),
     ("n_analyzed", I, True, "rows the canonical test used"),
     ("naive_method", S, True, "the tempting wrong test"),

@@ -89,6 +89,8 @@ class Dataset:
     reference_r: str
     reference_py: str
     answer: dict | None = None
+    hints: tuple[str, ...] = ()
+    accepted: tuple[TestResult, ...] = ()
 
 
 @dataclass
@@ -162,6 +164,7 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                 data = prepare(family, released, cond.roles, ranges)
                 gold = run_test(family, cond, data, prepared=True)
                 naive = run_test(family, cond, data, which="naive", prepared=True) if family.naive_method else None
+                accepted = tuple(run_test(family, cond, data, which=alt, prepared=True) for alt in family.accepted)
                 kept = None
                 if impossible:
                     try:
@@ -172,7 +175,8 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                            n_rows=len(frame), gold=gold, naive=naive, kept=kept, n_blank_cells=blank,
                            n_impossible_values=impossible,
                            reference_r=reference_r(family, cond.roles, ranges, cond.data_filename),
-                           reference_py=reference_py(family, cond.roles, ranges, cond.data_filename))
+                           reference_py=reference_py(family, cond.roles, ranges, cond.data_filename),
+                           hints=tuple(family.hints(cond, data)), accepted=accepted)
         except (DataError, Warning, *family.retry_on) as exc:
             reasons.append(f"attempt {attempt}: {type(exc).__name__}: {exc}")
     return Rejected(data_id=data_id, reasons=reasons)
@@ -196,7 +200,7 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
     words = {} if family.has_data else cond.params
     context, question = scen.fill(scen.context, c.n, words), scen.fill(scen.question, c.n, words)
     dictionary = scen.data_dictionary()
-    hints = list(family.hints(cond)) + perturb.hints(cond.perturbation)
+    hints = list(ds.hints) + perturb.hints(cond.perturbation)
     data_filename = cond.data_filename if family.has_data else None
     prompt = render_prompt(style=c.prompt_style, context=context, question=question, dictionary=dictionary,
                            data_filename=data_filename, n_rows=ds.n_rows, alpha=grid.alpha, hints=hints,
@@ -248,6 +252,8 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "gold_p": gold_struct["p_value"],
         "gold_z": None if gold_struct["p_value"] is None else z_of_p(gold_struct["p_value"]),
         "gold_decision": decision,
+        "accepted": [{"method": alt.method, "r_call": alt.call, "p_value": res.pvalue,
+                      "decision": res.decision(grid.alpha)} for alt, res in zip(family.accepted, ds.accepted)],
         "alpha": grid.alpha,
         "n_analyzed": None if gold is None else gold.n,
         "naive_method": naive.method if naive else None,

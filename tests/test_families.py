@@ -43,7 +43,7 @@ def test_registration_is_complete(method):
 @pytest.mark.parametrize("method", FAMILIES)
 def test_scenarios_come_from_different_fields(method):
     scens = tf.load_scenarios(method)
-    assert 5 <= len(scens) <= 7
+    assert 5 <= len(scens) <= 12
     domains = [s.domain for s in scens]
     assert len(set(domains)) == len(domains), domains
 

@@ -19,6 +19,7 @@ from taskfactory.errors import InputError, TaskFactoryError
 from taskfactory.leakage import Thresholds, check_leakage
 from taskfactory.leakage.bench import BenchError, load_bench
 from taskfactory.leakage.data import row_hashes
+from taskfactory.prompts import CONVENTIONS
 from taskfactory.leakage.dropout import drop_out
 from taskfactory.leakage.text import ngrams, tokens
 
@@ -134,7 +135,7 @@ def test_planted_copies_are_caught_and_lookalikes_are_not(corpus, bench):
 
 def test_template_ngrams_are_not_evidence(corpus, tmp_path, tasks):
     """A benchmark item made of the corpus's own prompt template shares only boilerplate."""
-    template = ("Use a two-sided test at significance level alpha = 0.05. Choose an appropriate test, run it on "
+    template = (CONVENTIONS.format(alpha="0.05") + " Choose an appropriate test, run it on "
                 "the data, and report its result. End your answer with exactly these three lines: METHOD: <the "
                 "test you used> P_VALUE: <a number, e.g. 0.0132 or 3.1e-07> DECISION: <reject | fail to reject>")
     path = write_jsonl(tmp_path / "b.jsonl", [{"id": "template", "question": template}])

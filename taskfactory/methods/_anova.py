@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ..family import Alternative, reference_template
 from ..kit import split_sizes
 from ..result import TestResult
 from ._common import grouped, require
@@ -151,3 +152,14 @@ def kruskal(condition, data) -> TestResult:
     pvalue = float(stats.chi2.sf(statistic, k - 1))
     return TestResult(statistic=statistic, pvalue=pvalue, method=KRUSKAL, df=(float(k - 1),), n=int(n),
                       statistic_name="Kruskal-Wallis chi-squared")
+
+
+def welch_f(condition, data) -> TestResult:
+    """Welch's heteroscedastic F, ``oneway.test(outcome ~ group)``."""
+    return oneway(condition, data, var_equal=False)
+
+
+#: Welch's F, R's ``oneway.test`` default, accepted beside the classical F:
+#: equally right when the spreads are equal (welch_anova's own reference code).
+WELCH_F = Alternative(method=WELCH, call="oneway.test(outcome ~ group)", run=welch_f,
+                      r_code=reference_template("welch_anova", "R"))

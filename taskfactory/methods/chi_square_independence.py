@@ -24,6 +24,7 @@ from ..effects import chi2_noncentrality
 from ..kit import column_spec, finish
 from ..family import Family
 from ..registry import register
+from . import _describe
 from ..result import TestResult
 from ._common import require
 
@@ -172,14 +173,8 @@ class ChiSquareIndependence(Family):
         df = (len(params["a_shares"]) - 1) * (len(params["b_shares"]) - 1)
         return float(np.sqrt(chi2_noncentrality(z, df) / n))
 
-    def hints(self, condition):
-        r = len(column_spec(condition, "a")["levels"])
-        c = len(column_spec(condition, "b")["levels"])
-        return [
-            f"Both '{condition.roles['a']}' ({r} categories) and '{condition.roles['b']}' ({c} categories) are "
-            "categorical, one row per unit: cross-tabulate them and check the expected cell counts before "
-            "relying on a large-sample test.",
-        ]
+    def hints(self, condition, data):
+        return _describe.table(data, condition.roles["a"], condition.roles["b"])
 
 
 register(ChiSquareIndependence())

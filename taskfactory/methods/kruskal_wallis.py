@@ -13,6 +13,7 @@ from ..effects import chi2_noncentrality
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
+from . import _describe
 from ._common import check_location
 from ._anova import draw_shares, level_count, kruskal, oneway, unit_pattern, validate_groups
 
@@ -69,13 +70,8 @@ class KruskalWallis(Family):
         k = len(params["shares"])
         return float(np.sqrt(chi2_noncentrality(z, k - 1) / (3.0 / np.pi * n)))
 
-    def hints(self, condition):
-        k = len(condition.params["shares"])
-        return [
-            f"Within each of the {k} groups the outcome is strongly right-skewed, with a long upper tail "
-            "of occasional very large values; check whether a comparison of means under normality suits "
-            "these data.",
-        ]
+    def hints(self, condition, data):
+        return _describe.groups(data, condition.roles["outcome"], condition.roles["group"])
 
 
 register(KruskalWallis())

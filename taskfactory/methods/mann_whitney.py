@@ -19,6 +19,7 @@ import numpy as np
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
+from . import _describe
 from ..scenarios import require_number
 from ._common import check_location, grouped, nonconstant
 from ._ranks import rank_sum_test
@@ -86,14 +87,8 @@ class MannWhitney(Family):
         m, k = split_sizes(n, [params["share"], 1.0 - params["share"]])
         return float(min(0.5 + z * np.sqrt((n + 1.0) / (12.0 * m * k)), 0.99))
 
-    def hints(self, condition):
-        n1, n2 = split_sizes(condition.n, [condition.params["share"], 1.0 - condition.params["share"]])
-        return [
-            f"The outcome is strongly right-skewed in both groups (about {n1} and {n2} rows), with a few values "
-            "many times the median; means and standard deviations are dominated by those values.",
-            "Values are recorded to a fixed number of decimals, so some may coincide exactly; whether an exact "
-            "p-value is available depends on the group sizes and on such ties.",
-        ]
+    def hints(self, condition, data):
+        return _describe.groups(data, condition.roles["outcome"], condition.roles["group"])
 
 
 register(MannWhitney())

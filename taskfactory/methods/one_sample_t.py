@@ -12,6 +12,7 @@ from ..effects import t_critical
 from ..kit import finish
 from ..family import Family
 from ..registry import register
+from . import _describe
 from ..scenarios import require_direction, require_number
 from ._common import numeric
 from ._ttest import one_sample
@@ -57,11 +58,8 @@ class OneSampleT(Family):
         """Cohen's d, (mean - mu0) / sd: the t statistic's non-centrality is d sqrt(n)."""
         return t_critical(z, n - 1) / np.sqrt(n)
 
-    def hints(self, condition):
-        return [
-            f"There is one sample and no comparison group: the question compares its mean with the fixed "
-            f"reference value {condition.roles['mu0']:g}, which comes from outside these data.",
-        ]
+    def hints(self, condition, data):
+        return _describe.sample(data, condition.roles["outcome"])
 
 
 register(OneSampleT())

@@ -2,7 +2,8 @@
 
 R: ``oneway.test(outcome ~ group, var.equal = TRUE)``, the F test of equal
 means that ``anova(lm(outcome ~ group))`` also gives. Its assumptions hold by
-construction (normal errors, one SD), so there is no tempting wrong test.
+construction (normal errors, one SD), so there is no tempting wrong test;
+Welch's F (R's ``oneway.test`` default) is accepted beside it.
 """
 
 import numpy as np
@@ -11,8 +12,9 @@ from ..effects import f_noncentrality
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
+from . import _describe
 from ._common import check_location
-from ._anova import draw_shares, level_count, oneway, unit_pattern, validate_groups
+from ._anova import WELCH_F, draw_shares, level_count, oneway, unit_pattern, validate_groups
 
 MIN_GROUP = 3
 
@@ -38,6 +40,7 @@ class OneWayAnova(Family):
     roles = {"outcome": "numeric", "group": "category"}
     min_n = 15
     dgp_keys = ("mean", "sd")
+    accepted = (WELCH_F,)
     medium = 0.25
     effect_unit = "Cohen's f"
     generate = staticmethod(generate)
@@ -63,12 +66,8 @@ class OneWayAnova(Family):
         k = len(params["shares"])
         return float(np.sqrt(f_noncentrality(z, k - 1, n - k) / n))
 
-    def hints(self, condition):
-        k = len(condition.params["shares"])
-        return [
-            f"The outcome is compared across {k} groups; within each group it looks roughly symmetric "
-            "and the groups' spreads are similar.",
-        ]
+    def hints(self, condition, data):
+        return _describe.groups(data, condition.roles["outcome"], condition.roles["group"])
 
 
 register(OneWayAnova())

@@ -15,6 +15,7 @@ from ..effects import t_critical
 from ..kit import finish
 from ..family import Family
 from ..registry import register
+from . import _describe
 from ..scenarios import require_direction
 from ._common import check_paired, numeric
 from ._ttest import one_sample, two_sample
@@ -71,11 +72,8 @@ class PairedT(Family):
         statistic's non-centrality is dz sqrt(n)."""
         return t_critical(z, n - 1) / np.sqrt(n)
 
-    def hints(self, condition):
-        return [
-            "Each row is one unit measured twice, before and after; the two measurements of a unit are "
-            "positively correlated, so the two columns are not independent samples.",
-        ]
+    def hints(self, condition, data):
+        return _describe.pairs(data, condition.roles["before"], condition.roles["after"])
 
 
 register(PairedT())

@@ -11,6 +11,7 @@ from ..effects import t_critical
 from ..kit import finish
 from ..family import Family
 from ..registry import register
+from . import _describe
 from ..scenarios import require_direction, require_number
 from ._correlation import pearson_test
 
@@ -61,11 +62,8 @@ class Pearson(Family):
         t = t_critical(z, n - 2)
         return float(t / np.sqrt(n - 2 + t * t))
 
-    def hints(self, condition):
-        return [
-            "Both measurements look roughly symmetric and bell-shaped, and the scatter plot is an even ellipse "
-            "without isolated extreme points; judge whether a linear association is the right summary.",
-        ]
+    def hints(self, condition, data):
+        return _describe.association(data, condition.roles["x"], condition.roles["y"])
 
 
 register(Pearson())

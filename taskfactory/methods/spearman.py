@@ -10,7 +10,8 @@ rho / sqrt((1 - rho^2) / (n - 2)) to a t distribution on n - 2 df.
 The data come from a Gaussian copula pushed through monotone non-linear margins
 (lognormal, sinh, logistic), so the population Spearman correlation is exactly
 the effect while the raw scatter is curved, skewed and dotted with a few
-high-leverage points. The tempting wrong test is Pearson's ``cor.test(x, y)``.
+high-leverage points. The tempting wrong test is Pearson's ``cor.test(x, y)``;
+Kendall's tau (``cor.test(x, y, method = "kendall")``) is accepted beside it.
 """
 
 import math
@@ -20,11 +21,12 @@ import numpy as np
 from scipy import stats
 
 from ..kit import finish
-from ..family import Family
+from ..family import Alternative, Family
 from ..registry import register
+from . import _describe
 from ..result import TestResult
 from ..scenarios import require_direction, require_number
-from ._correlation import pair, pearson_r, pearson_test, t_pvalue
+from ._correlation import KENDALL_METHOD, kendall_test, pair, pearson_r, pearson_test, t_pvalue
 
 METHOD = "Spearman's rank correlation rho"
 EXACT_MAX_N = 1290
@@ -121,6 +123,8 @@ class Spearman(Family):
     min_n = 8
     dgp_keys = ("x", "y")
     naive_method = "Pearson correlation test, cor.test(x, y)"
+    accepted = (Alternative(method=KENDALL_METHOD, call='cor.test(x, y, method = "kendall")', run=kendall_test,
+                            r_code='res <- cor.test(d[["{x}"]], d[["{y}"]], method = "kendall")'),)
     medium = 0.3
     effect_unit = "Spearman's rho"
     effect_bounds = (-1.0, 1.0)
@@ -178,12 +182,8 @@ class Spearman(Family):
         variance of the Fisher z of Spearman's rho, about 1.06 / (n - 3)."""
         return float(np.tanh(z * np.sqrt(1.06 / (n - 3))))
 
-    def hints(self, condition):
-        return [
-            "Both variables are far from normal (skewed or long-tailed), a handful of extreme points sit far from the "
-            "bulk, and the scatter suggests a monotone but curved relationship; consider a rank-based measure of "
-            "association, and check the columns for tied values.",
-        ]
+    def hints(self, condition, data):
+        return _describe.association(data, condition.roles["x"], condition.roles["y"])
 
 
 register(Spearman())

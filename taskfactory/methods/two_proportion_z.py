@@ -1,13 +1,16 @@
-"""Two-sample test for equality of proportions (the pooled two-proportion z-test).
+"""Two-sample test for equality of proportions (the pooled two-proportion test).
 
-R: ``prop.test(successes, totals, correct = FALSE)``, where ``successes`` counts
-the rows whose ``outcome`` is the ``positive`` level in each level of ``group``
-(R's order: sorted levels) and ``totals`` counts the rows per group. R reports
-X-squared, the square of the pooled z statistic, on 1 df. R warns that the
-chi-square approximation may be incorrect when an expected count (``n_i`` times
-the pooled proportion, or times its complement) is below 5; such data are
-redrawn, as are groups without a success or without a failure. There is no
-tempting wrong test of the same data.
+R: ``prop.test(successes, totals)`` with its default continuity correction,
+where ``successes`` counts the rows whose ``outcome`` is the ``positive`` level
+in each level of ``group`` (R's order: sorted levels) and ``totals`` counts the
+rows per group. R reports X-squared on 1 df: sum((|O - E| - c)^2 / E) over the
+2 x 2 table, c = min(0.5, |p1 - p2| / (1/n1 + 1/n2)); ``chisq.test`` on the
+table gives the same. The uncorrected statistic (``correct = FALSE``, the
+square of the pooled z) is accepted beside it. R warns that the chi-square
+approximation may be incorrect when an expected count (``n_i`` times the pooled
+proportion, or times its complement) is below 5; such data are redrawn, as are
+groups without a success or without a failure. There is no tempting wrong test
+of the same data.
 
 The data are two binomial samples: the first listed group has the scenario's
 baseline proportion, the second differs from it by Cohen's h on the arcsine
@@ -21,8 +24,9 @@ from scipy import stats
 
 from ..effects import Z_BORDERLINE
 from ..kit import column_spec, finish, labels_for, split_sizes
-from ..family import Family
+from ..family import Alternative, Family, reference_template
 from ..registry import register
+from . import _describe
 from ..result import TestResult
 from ..scenarios import require_direction
 from ._common import require
@@ -64,15 +68,54 @@ def generate(condition, rng):
     })
 
 
+def prop_test(condition, data, correct: bool) -> TestResult:
+    """``prop.test(successes, totals, correct = correct)`` on the two groups."""
+    outcome, group = condition.roles["outcome"], condition.roles["group"]
+    positive = str(condition.roles["positive"])
+    g = data[group].astype(str).to_numpy()
+    y = data[outcome].astype(str).to_numpy()
+    levels = sorted(set(g))
+    require(len(levels) == 2, f"'{group}' has {len(levels)} levels, the test needs 2")
+    require(len(set(y)) <= 2, f"'{outcome}' has {len(set(y))} levels, the test needs a binary outcome")
+    x = np.array([np.sum(y[g == lv] == positive) for lv in levels], dtype=float)
+    n = np.array([np.sum(g == lv) for lv in levels], dtype=float)
+    require(bool(np.all(x > 0) and np.all(x < n)),
+            f"a level of '{group}' has no '{positive}' or no other outcome")
+    pooled = x.sum() / n.sum()
+    expected = np.column_stack([n * pooled, n * (1.0 - pooled)])
+    require(bool(np.all(expected >= 5.0)), f"an expected count is below 5 ({expected.min():.3g}); "
+                                           "R warns that the chi-square approximation may be incorrect")
+    observed = np.column_stack([x, n - x])
+    yates = min(0.5, abs(x[0] / n[0] - x[1] / n[1]) / float(np.sum(1.0 / n))) if correct else 0.0
+    statistic = float(np.sum((np.abs(observed - expected) - yates) ** 2 / expected))
+    method = f"2-sample test for equality of proportions {'with' if correct else 'without'} continuity correction"
+    return TestResult(statistic=statistic, pvalue=float(stats.chi2.sf(statistic, 1)), method=method, df=(1.0,),
+                      estimate=float(x[0] / n[0] - x[1] / n[1]), n=int(n.sum()), statistic_name="X-squared")
+
+
+def uncorrected(condition, data) -> TestResult:
+    """``prop.test(successes, totals, correct = FALSE)``: the square of the pooled z."""
+    return prop_test(condition, data, correct=False)
+
+
+#: The uncorrected statistic, accepted beside R's default: the reference code
+#: counts as the canonical one does, then leaves this test in ``res``.
+UNCORRECTED = Alternative(method="2-sample test for equality of proportions without continuity correction",
+                          call="prop.test(successes, totals, correct = FALSE)", run=uncorrected,
+                          r_code=reference_template("two_proportion_z", "R")
+                          + "\nres <- prop.test(x, n, correct = FALSE)")
+
+
 class TwoProportionZ(Family):
     name = "two_proportion_z"
-    title = "Two-proportion z-test (pooled)"
+    title = "Two-sample test of equal proportions"
     category = "proportions"
     question_kind = "two_proportions"
-    canonical = "prop.test(successes, totals, correct = FALSE)"
+    canonical = "prop.test(successes, totals)"
     roles = {"outcome": "category", "group": "category", "positive": "level"}
     min_n = MIN_N
     dgp_keys = ("p",)
+    accepted = (UNCORRECTED,)
     medium = MEDIUM
     effect_unit = "Cohen's h"
     effect_bounds = (-math.pi, math.pi)
@@ -122,27 +165,7 @@ class TwoProportionZ(Family):
         require_direction(scenario)
 
     def analyse(self, condition, data):
-        outcome, group = condition.roles["outcome"], condition.roles["group"]
-        positive = str(condition.roles["positive"])
-        g = data[group].astype(str).to_numpy()
-        y = data[outcome].astype(str).to_numpy()
-        levels = sorted(set(g))
-        require(len(levels) == 2, f"'{group}' has {len(levels)} levels, the test needs 2")
-        require(len(set(y)) <= 2, f"'{outcome}' has {len(set(y))} levels, the test needs a binary outcome")
-        x = np.array([np.sum(y[g == lv] == positive) for lv in levels], dtype=float)
-        n = np.array([np.sum(g == lv) for lv in levels], dtype=float)
-        require(bool(np.all(x > 0) and np.all(x < n)),
-                f"a level of '{group}' has no '{positive}' or no other outcome")
-        pooled = x.sum() / n.sum()
-        expected = np.column_stack([n * pooled, n * (1.0 - pooled)])
-        require(bool(np.all(expected >= 5.0)), f"an expected count is below 5 ({expected.min():.3g}); "
-                                               "R warns that the chi-square approximation may be incorrect")
-        observed = np.column_stack([x, n - x])
-        statistic = float(np.sum((observed - expected) ** 2 / expected))
-        return TestResult(statistic=statistic, pvalue=float(stats.chi2.sf(statistic, 1)),
-                          method="2-sample test for equality of proportions without continuity correction",
-                          df=(1.0,), estimate=float(x[0] / n[0] - x[1] / n[1]), n=int(n.sum()),
-                          statistic_name="X-squared")
+        return prop_test(condition, data, correct=True)
 
     def effect_for_z(self, z, n, params):
         """Cohen's h: 2 asin(sqrt(p)) has variance 1/n, so the z statistic is about
@@ -150,12 +173,8 @@ class TwoProportionZ(Family):
         n1, n2 = _sizes(n, params)
         return float(z * np.sqrt(1.0 / n1 + 1.0 / n2))
 
-    def hints(self, condition):
-        n1, n2 = _sizes(condition.n, condition.params)
-        return [
-            f"The outcome '{condition.roles['outcome']}' is binary; count '{condition.roles['positive']}' as the "
-            f"success and compare its proportion between the two groups (about {n1} and {n2} rows).",
-        ]
+    def hints(self, condition, data):
+        return _describe.table(data, condition.roles["group"], condition.roles["outcome"])
 
 
 register(TwoProportionZ())

@@ -12,6 +12,7 @@ from ..effects import f_noncentrality
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
+from . import _describe
 from ._common import check_location
 from ._anova import draw_shares, exponents, level_count, oneway, unit_pattern, validate_groups, welch_terms
 
@@ -84,18 +85,8 @@ class WelchAnova(Family):
         unit = float(np.sum(w * (mu - np.sum(w * mu) / total) ** 2))
         return float(np.sqrt(f_noncentrality(z, k - 1, 1.0 / (3.0 * tmp)) / unit))
 
-    def hints(self, condition):
-        sizes = split_sizes(condition.n, condition.params["shares"])
-        scale = condition.params["sd_scale"]
-        if min(sizes) == max(sizes):
-            size_text = f"The {len(sizes)} groups have about {sizes[0]} rows each"
-        else:
-            size_text = f"The {len(sizes)} groups differ in size (from about {min(sizes)} to {max(sizes)} rows)"
-        return [
-            f"{size_text} and their spreads look unequal (the largest SD is about "
-            f"{max(scale) / min(scale):.1f} times the smallest); check whether the equal-variance assumption "
-            "is tenable before pooling variances.",
-        ]
+    def hints(self, condition, data):
+        return _describe.groups(data, condition.roles["outcome"], condition.roles["group"])
 
 
 register(WelchAnova())

@@ -11,6 +11,7 @@ from ..effects import t_critical
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
+from . import _describe
 from ..scenarios import require_direction
 from ._common import check_location, grouped, nonconstant
 from ._ttest import two_sample
@@ -84,12 +85,8 @@ class WelchT(Family):
         df = (a + b) ** 2 / (a * a / (n1 - 1) + b * b / (n2 - 1))
         return t_critical(z, df) * np.sqrt(a + b) / np.sqrt((s1 * s1 + s2 * s2) / 2.0)
 
-    def hints(self, condition):
-        (n1, n2), _ = _sizes_sds(condition.n, condition.params, 1.0)
-        return [
-            f"The groups differ in size (about {n1} and {n2} rows) and their spreads look unequal; "
-            "check whether the equal-variance assumption is tenable before pooling variances.",
-        ]
+    def hints(self, condition, data):
+        return _describe.groups(data, condition.roles["outcome"], condition.roles["group"])
 
 
 register(WelchT())

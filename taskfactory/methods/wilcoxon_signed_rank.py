@@ -32,6 +32,7 @@ from scipy import optimize
 from ..kit import finish
 from ..family import Family
 from ..registry import register
+from . import _describe
 from ..scenarios import require_direction, require_number
 from ._common import check_paired, numeric, require
 from ._ranks import signed_rank_test
@@ -146,13 +147,8 @@ class WilcoxonSignedRank(Family):
         mu = optimize.brentq(gap, 0.0, 200.0, xtol=1e-12)
         return float(min(_positive_share(mu, share, factor), 0.99))
 
-    def hints(self, condition):
-        return [
-            "Each row is one unit measured twice; the analysis concerns the within-unit differences "
-            "after - before, which are roughly symmetric but have heavy tails (a few very large changes).",
-            "Measurements are recorded to a fixed number of decimals, so some differences may be exactly zero "
-            "and some absolute differences may coincide; both affect whether an exact p-value is available.",
-        ]
+    def hints(self, condition, data):
+        return _describe.pairs(data, condition.roles["before"], condition.roles["after"])
 
 
 register(WilcoxonSignedRank())

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
+from taskfactory.analysis import run_test
 from taskfactory.condition import Condition
 from taskfactory.errors import DataError
 from taskfactory.methods.spearman import prho
@@ -257,3 +258,40 @@ def test_constant_column_is_a_data_error():
     """R's cor gives NA for a constant column ("the standard deviation is zero")."""
     with pytest.raises(DataError):
         tf.analyse("spearman", SEVEN.assign(b=3.0), ROLES)
+
+
+KENDALL = [
+    # > r <- cor.test(x, y, method = "kendall"); sprintf("%.17g %.17g %.17g", r$statistic, r$p.value, r$estimate)
+    # exact branch (n = 11 < 50, no ties): T = 50
+    ([3.1, 1.2, 5.5, 4.4, 2.0, 6.7, 7.1, 0.5, 8.8, 9.3, 2.7], [2.0, 1.1, 3.9, 5.2, 2.5, 4.8, 7.7, 0.9, 6.1, 9.9, 1.4],
+     "T", 50.0, 1.3227513227520582e-04, 8.1818181818181823e-01),
+    # exact branch in the lower tail (n = 8): T = 1
+    ([1, 2, 3, 4, 5, 6, 7, 8], [8, 7, 6, 5, 4, 3, 1, 2], "T", 1.0, 0.00039682539682539683, -0.92857142857142860315),
+    # ties: normal approximation with R's tie-corrected variance, no continuity correction
+    ([1, 2, 2, 3, 4, 4, 4, 5, 6, 7, 8, 8], [2, 1, 3, 3, 5, 4, 6, 6, 5, 8, 7, 9],
+     "z", 3.49875180439225141882, 0.00046744148056981807, 0.80655653082637868145),
+]
+
+
+@pytest.mark.parametrize("x, y, name, statistic, p, tau", KENDALL)
+def test_kendall_is_accepted_and_matches_r(x, y, name, statistic, p, tau):
+    fam = tf.get_family("spearman")
+    (alt,) = fam.accepted
+    assert alt.call == 'cor.test(x, y, method = "kendall")' and alt.method == "Kendall's rank correlation tau"
+    res = run_test(fam, Condition(method="spearman", roles={"x": "x", "y": "y"}), pd.DataFrame({"x": x, "y": y}),
+                   which=alt)
+    assert res.statistic_name == name and res.statistic == pytest.approx(statistic, rel=1e-12)
+    assert res.pvalue == pytest.approx(p, rel=1e-10) and res.estimate == pytest.approx(tau, rel=1e-12)
+
+
+def test_kendall_at_n_60_uses_the_normal_approximation():
+    """> i <- 1:60; x <- (i * 37) %% 61 / 7; y <- x + 3 * sin(i); cor.test(x, y, method = "kendall")
+    z = 6.3524163292670748, p-value = 2.1195872215039832e-10, tau = 0.56271186440677967"""
+    i = np.arange(1, 61)
+    x = (i * 37) % 61 / 7
+    y = x + 3 * np.sin(i)
+    fam = tf.get_family("spearman")
+    res = run_test(fam, Condition(method="spearman", roles={"x": "x", "y": "y"}), pd.DataFrame({"x": x, "y": y}),
+                   which=fam.accepted[0])
+    assert res.statistic_name == "z" and res.statistic == pytest.approx(6.3524163292670748, rel=1e-12)
+    assert res.pvalue == pytest.approx(2.1195872215039832e-10, rel=1e-10) and res.estimate == pytest.approx(0.56271186440677967, rel=1e-12)

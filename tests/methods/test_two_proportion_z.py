@@ -4,9 +4,10 @@ Each dataset is given by its counts: ``x`` rows with the positive outcome out of
 ``n`` rows per group, in R's (sorted) group order. The R call on the long data,
 
     x <- tapply(d$y == "cured", d$g, sum); n <- tapply(d$y == "cured", d$g, length)
-    prop.test(x, n, correct = FALSE)
+    prop.test(x, n)
 
-is ``prop.test(x, n, correct = FALSE)`` on those counts.
+is ``prop.test(x, n)`` on those counts (R's default continuity correction, the
+gold); ``prop.test(x, n, correct = FALSE)`` is the accepted alternative.
 """
 
 import dataclasses
@@ -16,11 +17,38 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
+from taskfactory.analysis import run_test
 from taskfactory.condition import Condition
 from taskfactory.errors import DataError, ScenarioError
 
 ROLES = {"outcome": "y", "group": "g", "positive": "cured"}
-METHOD = "2-sample test for equality of proportions without continuity correction"
+METHOD = "2-sample test for equality of proportions with continuity correction"
+UNCORRECTED = "2-sample test for equality of proportions without continuity correction"
+
+
+def uncorrected(data):
+    """The accepted alternative, run as the build runs it."""
+    fam = tf.get_family("two_proportion_z")
+    (alt,) = fam.accepted
+    assert alt.method == UNCORRECTED and alt.call == "prop.test(successes, totals, correct = FALSE)"
+    return run_test(fam, Condition(method="two_proportion_z", roles=ROLES), data, which=alt)
+
+
+@pytest.mark.parametrize("x, n, statistic, p", [
+    # > r <- prop.test(c(14, 25), c(31, 37)); sprintf("%.17g %.17g", r$statistic, r$p.value)
+    ((14, 25), (31, 37), 2.6067093875770175, 0.1064123629260162),
+    # > prop.test(c(150, 60), c(300, 280))
+    ((150, 60), (300, 280), 49.956361157075449, 1.5720360549195547e-12),
+    # > prop.test(c(3, 9), c(20, 22))
+    ((3, 9), (20, 22), 2.2932954545454542, 0.12993378478262205),
+    # > prop.test(c(20, 21), c(40, 40)): |O - E| = 0.5 = the correction, so X-squared = 0
+    ((20, 21), (40, 40), 0.0, 1.0),
+])
+def test_gold_is_r_default_with_continuity_correction(x, n, statistic, p):
+    res = tf.analyse("two_proportion_z", long(["a", "b"], x, n), ROLES)
+    assert res.method == METHOD and res.df == (1.0,)
+    assert res.statistic == pytest.approx(statistic, rel=1e-12, abs=1e-12)
+    assert res.pvalue == pytest.approx(p, rel=1e-12)
 
 
 def long(groups, x, n, negative="not_cured"):
@@ -41,12 +69,12 @@ def test_unequal_groups_in_sorted_order():
     prop 1 = 0.451612903225806, prop 2 = 0.675675675675676
     """
     data = long(["placebo", "drug"], [25, 14], [37, 31])
-    res = tf.analyse("two_proportion_z", data, ROLES)
+    res = uncorrected(data)
     assert res.pvalue == pytest.approx(0.062787637100841, rel=1e-9)
     assert res.statistic == pytest.approx(3.462175960507439, rel=1e-9)
     assert res.df == (1.0,)
     assert res.estimate == pytest.approx(0.451612903225806 - 0.675675675675676, rel=1e-12)
-    assert res.method == METHOD
+    assert res.method == UNCORRECTED
     assert res.statistic_name == "X-squared"
     assert res.n == 68
 
@@ -56,7 +84,7 @@ def test_tiny_p_value_keeps_its_precision():
     > prop.test(c(150, 60), c(300, 280), correct = FALSE)
     X-squared = 51.1858797573083, df = 1, p-value = 8.40208308748805e-13
     """
-    res = tf.analyse("two_proportion_z", long(["a", "b"], [150, 60], [300, 280]), ROLES)
+    res = uncorrected(long(["a", "b"], [150, 60], [300, 280]))
     assert res.pvalue == pytest.approx(8.40208308748805e-13, rel=1e-9)
     assert res.statistic == pytest.approx(51.1858797573083, rel=1e-9)
     assert res.estimate == pytest.approx(0.5 - 60 / 280, rel=1e-12)
@@ -67,7 +95,7 @@ def test_expected_counts_just_above_five():
     > prop.test(c(3, 9), c(20, 22), correct = FALSE)
     X-squared = 3.4459090909090904, df = 1, p-value = 0.0634085298634493
     """
-    res = tf.analyse("two_proportion_z", long(["a", "b"], [3, 9], [20, 22]), ROLES)
+    res = uncorrected(long(["a", "b"], [3, 9], [20, 22]))
     assert res.pvalue == pytest.approx(0.0634085298634493, rel=1e-9)
     assert res.statistic == pytest.approx(3.4459090909090904, rel=1e-9)
 
@@ -105,12 +133,12 @@ def test_group_without_failures_is_a_data_error():
 
 def test_missing_cells_are_dropped():
     """Rows with a missing group or outcome leave the counts of the first test:
-    p-value = 0.062787637100841."""
+    p-value = 0.1064123629260162 (prop.test(c(14, 25), c(31, 37)))."""
     data = long(["placebo", "drug"], [25, 14], [37, 31])
     data = pd.concat([data, pd.DataFrame({"g": [None, "drug"], "y": ["cured", None]})], ignore_index=True)
     res = tf.analyse("two_proportion_z", data, ROLES)
     assert res.n == 68
-    assert res.pvalue == pytest.approx(0.062787637100841, rel=1e-9)
+    assert res.pvalue == pytest.approx(0.1064123629260162, rel=1e-12)
 
 
 def test_group_must_have_two_levels():

@@ -1,0 +1,89 @@
+"""What a look at a sample shows, for the guided prompts' hints.
+
+The hints of sibling families come from the same function of the question
+kind, computed on the analysed sample (complete cases), so they read the same
+whichever sibling drew the data and differ only in the numbers. They describe
+the sample (sizes, spreads, shape, far-out values, zeros, expected counts) and
+never name a test.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import grouped, numeric
+
+
+def _shape(x: np.ndarray) -> tuple[float, float, int]:
+    """Sample skewness, excess kurtosis (moment estimators) and the count of
+    values more than 3 SDs from the sample mean."""
+    centred = x - x.mean()
+    sd = float(np.sqrt(np.mean(centred**2)))
+    if len(x) < 3 or sd == 0.0:
+        return 0.0, 0.0, 0
+    z = centred / sd
+    far = int(np.sum(np.abs(centred) > 3.0 * x.std(ddof=1)))
+    return float(np.mean(z**3)), float(np.mean(z**4) - 3.0), far
+
+
+def _num(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def groups(data, outcome: str, group: str) -> list[str]:
+    """Two or more independent groups: sizes, SDs, skewness, far-out values."""
+    levels, parts = grouped(data, outcome, group, min_size=1)
+    sds = [float(p.std(ddof=1)) if len(p) > 1 else 0.0 for p in parts]
+    shapes = [_shape(p) for p in parts]
+    sizes = ", ".join(f"{lv} {len(p)}" for lv, p in zip(levels, parts))
+    spread = ", ".join(f"{lv} {_num(s)}" for lv, s in zip(levels, sds))
+    ratio = f" (largest over smallest {max(sds) / min(sds):.2f})" if min(sds) > 0 else ""
+    skew = ", ".join(f"{lv} {s[0]:.2f}" for lv, s in zip(levels, shapes))
+    far = sum(s[2] for s in shapes)
+    return [
+        f"Rows per group: {sizes}.",
+        f"Sample SDs of '{outcome}' by group: {spread}{ratio}.",
+        f"Sample skewness by group: {skew}; {far} value(s) lie more than 3 SDs from their group's mean.",
+    ]
+
+
+def sample(data, outcome: str) -> list[str]:
+    """One sample: its size and shape."""
+    x = numeric(data, outcome)
+    skew, kurt, far = _shape(x)
+    return [f"'{outcome}' has {len(x)} values: sample skewness {skew:.2f}, excess kurtosis {kurt:.2f}; "
+            f"{far} value(s) lie more than 3 SDs from the mean."]
+
+
+def pairs(data, before: str, after: str) -> list[str]:
+    """Paired measurements: the correlation of the pair and the shape of the
+    differences ``after - before``."""
+    b, a = numeric(data, before), numeric(data, after)
+    d = a - b
+    skew, kurt, far = _shape(d)
+    r = float(np.corrcoef(a, b)[0, 1]) if len(d) > 2 and a.std() > 0 and b.std() > 0 else float("nan")
+    return [
+        f"Each row holds both measurements of one unit; '{after}' and '{before}' correlate at r = {r:.2f}.",
+        f"The {len(d)} differences '{after}' - '{before}': sample skewness {skew:.2f}, excess kurtosis "
+        f"{kurt:.2f}; {far} lie more than 3 SDs from their mean; {int(np.sum(d == 0))} are exactly zero.",
+    ]
+
+
+def association(data, x: str, y: str) -> list[str]:
+    """Two numeric variables: the shape of each."""
+    out = []
+    for col in (x, y):
+        skew, kurt, far = _shape(numeric(data, col))
+        out.append(f"'{col}': sample skewness {skew:.2f}, excess kurtosis {kurt:.2f}; {far} value(s) lie more than "
+                   "3 SDs from its mean.")
+    return out
+
+
+def table(data, a: str, b: str) -> list[str]:
+    """Two categorical variables: the size of their cross-table and its
+    smallest expected count."""
+    counts = data.groupby([a, b]).size().unstack(fill_value=0).to_numpy(dtype=float)
+    expected = np.outer(counts.sum(axis=1), counts.sum(axis=0)) / counts.sum()
+    r, c = counts.shape
+    return [f"Cross-tabulated, '{a}' and '{b}' give a {r} x {c} table of {int(counts.sum())} rows; the smallest "
+            f"expected count under independence is {expected.min():.1f}."]
