@@ -233,20 +233,32 @@ class Grid:
 def held_out_scenarios(grid: Grid) -> dict:
     """The scenarios of each method held out for the test split.
 
-    Each method holds out ``max(1, round(test * k))`` of its ``k`` scenarios
-    (never all of them), chosen by a hash of the split seed, method and
-    scenario; a method with one scenario stays in train.
+    Scenarios are held out per question kind, so that sibling families (which
+    share the wording of a scenario) hold out the same ones: of the ``k``
+    scenarios the grid uses in a kind, ``max(1, round(test * k))`` (never all)
+    are held out, chosen by a hash of the split seed, kind and scenario. A
+    method keeps at least one scenario in train.
     """
     if not grid.split:
         return {}
-    out = {}
+    by_kind: dict[str, set] = {}
     for method in grid.methods:
-        ids = list(grid.scenarios[method])
+        by_kind.setdefault(get_family(method).question_kind, set()).update(grid.scenarios[method])
+    held = {}
+    for kind, ids in by_kind.items():
         if len(ids) < 2:
             continue
         k = min(len(ids) - 1, max(1, round(grid.split["test"] * len(ids))))
-        ranked = sorted(ids, key=lambda s: hashlib.sha256(f"{grid.split['seed']}|{method}|{s}".encode()).hexdigest())
-        out[method] = frozenset(ranked[:k])
+        ranked = sorted(ids, key=lambda s: hashlib.sha256(f"{grid.split['seed']}|{kind}|{s}".encode()).hexdigest())
+        held[kind] = ranked[:k]
+    out = {}
+    for method in grid.methods:
+        ids = list(grid.scenarios[method])
+        chosen = [s for s in held.get(get_family(method).question_kind, ()) if s in ids]
+        if len(chosen) == len(ids):
+            chosen = chosen[:-1]
+        if chosen:
+            out[method] = frozenset(chosen)
     return out
 
 

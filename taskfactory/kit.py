@@ -167,7 +167,8 @@ def blank_cells(frame, plan, condition, rng):
 
     MCAR: every eligible cell equally likely. MAR: a cell's weight grows with
     the rank of its row on the observed ``driver`` column, by up to a factor
-    exp(2 * strength). Cells already holding an impossible value are left.
+    exp(2 * strength). MNAR: it grows, as much, with the rank of the cell's own
+    value in its column. Cells already holding an impossible value are left.
     """
     rows, cols = [], []
     for j, name in enumerate(plan["columns"]):
@@ -185,6 +186,9 @@ def blank_cells(frame, plan, condition, rng):
     if plan["mechanism"] == "MAR":
         score = _rank_score(frame[plan["driver"]].to_numpy(), _spec(condition, plan["driver"]))
         weights = np.exp(plan["strength"] * (2.0 * score[rows] - 1.0))
+    elif plan["mechanism"] == "MNAR":
+        own = np.stack([_rank_score(frame[name].to_numpy(), _spec(condition, name)) for name in plan["columns"]])
+        weights = np.exp(plan["strength"] * (2.0 * own[cols, rows] - 1.0))
     pick = rng.choice(len(rows), size=plan["cells"], replace=False, p=weights / weights.sum())
     for j, name in enumerate(plan["columns"]):
         chosen = rows[pick[cols[pick] == j]]

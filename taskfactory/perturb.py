@@ -1,10 +1,14 @@
 """Perturbations: the mess real datasets carry, injected on purpose.
 
 ``missing`` blanks 3-15 % of the cells of the test's columns, MCAR or MAR (the
-chance of a blank grows with an observed extra column). ``extreme`` gives 1-3 %
+chance of a blank grows with an observed extra column); ``missing_mnar`` blanks
+as many, missing not at random (the chance of a blank grows with the value
+itself, so the complete cases are no longer a random sample; the gold is
+still the complete-case analysis and the prompt does not change). ``extreme`` gives 1-3 %
 of rows (at least one) a physically impossible value, outside the plausible
 range the data dictionary states: a slipped decimal point, a lost sign, a
-missing-value code such as 999. ``missing+extreme`` does both.
+missing-value code such as 999. ``missing+extreme`` (or ``missing_mnar+extreme``)
+does both.
 
 The canonical handling, which the gold follows and the data dictionary makes
 decidable: impossible values are missing; then complete cases on the test's
@@ -19,8 +23,8 @@ import math
 
 from .errors import GridError
 
-PARTS = ("missing", "extreme")
-CHOICES = ("none", "missing", "extreme", "missing+extreme")
+PARTS = ("missing", "missing_mnar", "extreme")
+CHOICES = ("none", "missing", "missing_mnar", "extreme", "missing+extreme", "missing_mnar+extreme")
 MISSING_RATE = (0.03, 0.15)
 EXTREME_RATE = (0.01, 0.03)
 
@@ -32,7 +36,8 @@ def canonical(name, where: str = "perturbations") -> str:
     if name == "none":
         return name
     parts = name.split("+")
-    if any(p not in PARTS for p in parts) or len(set(parts)) != len(parts):
+    if (any(p not in PARTS for p in parts) or len(set(parts)) != len(parts)
+            or {"missing", "missing_mnar"} <= set(parts)):
         raise GridError(f"key '{where}': unknown value '{name}'; allowed: {', '.join(CHOICES)}")
     return "+".join(p for p in PARTS if p in parts)
 
@@ -48,20 +53,25 @@ def extreme_columns(family, scenario) -> list[str]:
 def draw(kind: str, family, scenario, n: int, rng) -> dict:
     """What the perturbation ``kind`` does to one dataset of ``n`` rows."""
     plan: dict = {"kind": kind}
-    if "extreme" in kind:
+    parts = kind.split("+")
+    if "extreme" in parts:
         rate = float(rng.uniform(*EXTREME_RATE))
         rows = max(1, min(math.floor(EXTREME_RATE[1] * n), max(math.ceil(EXTREME_RATE[0] * n), round(rate * n))))
         plan["extreme"] = {"rate": rate, "rows": rows, "columns": extreme_columns(family, scenario)}
-    if "missing" in kind:
+    if "missing" in parts or "missing_mnar" in parts:
         cols = family.role_columns(scenario.roles)
         total = n * len(cols)
         rate = float(rng.uniform(*MISSING_RATE))
         cells = min(math.floor(MISSING_RATE[1] * total), max(math.ceil(MISSING_RATE[0] * total), round(rate * total)))
-        missing = {"mechanism": "MAR" if rng.random() < 0.5 else "MCAR", "rate": rate, "cells": cells,
-                   "columns": cols}
-        if missing["mechanism"] == "MAR":
+        if "missing_mnar" in parts:
+            mechanism = "MNAR"
+        else:
+            mechanism = "MAR" if rng.random() < 0.5 else "MCAR"
+        missing = {"mechanism": mechanism, "rate": rate, "cells": cells, "columns": cols}
+        if mechanism == "MAR":
             extras = [v.name for v in scenario.variables if v.type != "id" and v.name not in cols]
             missing["driver"] = extras[int(rng.integers(len(extras)))]
+        if mechanism != "MCAR":
             missing["strength"] = float(rng.uniform(1.0, 2.0))
         plan["missing"] = missing
     return plan

@@ -12,6 +12,15 @@ from taskfactory.task import Dataset, record, release
 
 ROOT = Path(__file__).resolve().parents[1]
 FAMILIES = [f.name for f in tf.families()]
+#: Six scenarios per family for the fixtures that test building, verifying
+#: and reading corpora: their task and shard counts stay fixed when a
+#: question kind's file gains scenarios.
+PINNED = {
+    "welch_t": ["bp_trial", "wage_training", "logging_sediment", "checkout_session_time", "stream_invertebrates",
+                "fish_mercury"],
+    "spearman": ["fibre_ldl", "vitd_pth", "farmland_nitrate", "creatinine_sdma", "search_spend_revenue",
+                 "lake_carbon_mercury"],
+}
 
 
 def small_grid(method, n=30, seeds=1, seed=7, **extra):
@@ -25,6 +34,21 @@ def dataset(grid, method, scenario, n, effect="null", seed=0, style="basic", per
     ds = release(grid, c)
     assert isinstance(ds, Dataset), ds.reasons
     return c, ds
+
+
+#: Families whose gold is conservative by R's default (a continuity
+#: correction): the R call of the uncorrected accepted alternative, whose
+#: p-values are the uniform ones under the null.
+CONSERVATIVE = {"two_proportion_z": "prop.test(successes, totals, correct = FALSE)"}
+
+
+def null_p(method: str, ds: Dataset) -> float:
+    """The p-value of ``ds`` meant to be uniform under the null: the gold's,
+    or, for a conservative gold, its uncorrected accepted alternative's."""
+    if method not in CONSERVATIVE:
+        return ds.gold.pvalue
+    calls = [alt.call for alt in tf.get_family(method).accepted]
+    return ds.accepted[calls.index(CONSERVATIVE[method])].pvalue
 
 
 def run_python(code: str, cwd: Path) -> str:

@@ -41,6 +41,8 @@ from taskfactory.scenarios import scenario_root
 from taskfactory.corpus import sha256_file
 from taskfactory.shards import write_shard
 
+from conftest import PINNED
+
 HERE = Path(__file__).resolve().parent / "adversarial"
 
 
@@ -113,7 +115,8 @@ def test_hostile_scenario_file(case, tmp_path):
 
 # --- benchmarks --------------------------------------------------------------------
 
-SMALL = {"name": "hostile", "seed": 5, "methods": ["welch_t", "chi_square_independence"], "n": [100],
+SMALL = {"name": "hostile", "seed": 5, "methods": ["welch_t", "chi_square_independence"],
+         "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [100],
          "effects": ["medium"], "perturbations": ["none", "missing"], "shard_rows": 20}
 
 

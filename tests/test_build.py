@@ -20,7 +20,10 @@ from taskfactory.cli import main
 from taskfactory.errors import DataError
 from taskfactory.shards import FIELDS
 
-GRID = {"name": "unit", "seed": 3, "methods": ["welch_t"], "n": [30, 200], "seeds": 2, "shard_rows": 20,
+from conftest import PINNED
+
+GRID = {"name": "unit", "seed": 3, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [30, 200],
+        "seeds": 2, "shard_rows": 20,
         "split": {"test": 0.3, "seed": 1}}
 
 
@@ -346,8 +349,8 @@ def test_a_family_that_rejects_too_many_tasks_fails_the_build(tmp_path, monkeypa
         return fam.analyse(condition, data)
 
     monkeypatch.setitem(registry._REGISTRY, "welch_t", with_analyse(fam, analyse))
-    grid = {"seed": 1, "methods": ["welch_t"], "n": [40], "effects": ["medium"], "seeds": 10,
-            "prompt_styles": ["basic"]}
+    grid = {"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [40],
+            "effects": ["medium"], "seeds": 10, "prompt_styles": ["basic"]}
     result = CliRunner().invoke(main, ["build", json_grid(tmp_path, grid), "-o", str(tmp_path / "c")])
     manifest = json.loads((tmp_path / "c" / "manifest.json").read_text())
     assert result.exit_code == 1 and manifest["counts"]["rejected_by_method"] == {"welch_t": 10}

@@ -60,11 +60,11 @@ def test_plan_prints_counts_and_writes_nothing(tmp_path):
     before = set(tmp_path.iterdir())
     result = CliRunner().invoke(main, ["plan", str(grid)])
     assert result.exit_code == 0
-    assert "total: 144 tasks (72 datasets)" in result.output
-    assert "n                2 values  (30: 72, 60: 72)" in result.output
+    assert "total: 264 tasks (132 datasets)" in result.output  # 11 scenarios x 2 n x 3 effects x 2 seeds x 2 styles
+    assert "n                2 values  (30: 132, 60: 132)" in result.output
     assert set(tmp_path.iterdir()) == before
     as_json = json.loads(CliRunner().invoke(main, ["plan", str(grid), "--json"]).output)
-    assert as_json["total"] == 144 and as_json["by"]["effect"] == {"null": 48, "borderline": 48, "medium": 48}
+    assert as_json["total"] == 264 and as_json["by"]["effect"] == {"null": 88, "borderline": 88, "medium": 88}
 
 
 def test_the_readme_grid_example_is_valid(tmp_path):

@@ -7,6 +7,8 @@ from click.testing import CliRunner
 import taskfactory as tf
 from taskfactory.cli import main
 
+from conftest import PINNED
+
 GOOD = """\
 seed: 1
 methods: [welch_t]
@@ -28,7 +30,8 @@ CASES = [
     ("unknown method", "seed: 1\nmethods: [welch_tt]\nn: [30]\n", None),
     ("unknown scenario", GOOD + "scenarios: {welch_t: [bp_trial, mars_colony]}\n",
      "key 'scenarios': method 'welch_t' has no scenario 'mars_colony'; allowed: bp_trial, wage_training, "
-     "stream_invertebrates, reading_tutoring, weld_strength, reaction_time_sleep"),
+     "logging_sediment, checkout_session_time, stream_invertebrates, fish_mercury, coating_wear, seedling_inoculant, "
+     "kitchen_pm25, insomnia_sleep_latency, study_reminders"),
     ("scenario of unbuilt method", GOOD + "scenarios: {pearson_x: [a]}\n",
      "key 'scenarios': names method 'pearson_x', which the grid does not build; allowed: welch_t"),
     ("n below minimum", "seed: 1\nmethods: [welch_t]\nn: [10, 30]\n",
@@ -44,7 +47,8 @@ CASES = [
     ("unknown style", GOOD + "prompt_styles: [basic, chatty]\n",
      "key 'prompt_styles': unknown value 'chatty'; allowed: basic, guided"),
     ("unknown perturbation", GOOD + "perturbations: [none, shuffled]\n",
-     "key 'perturbations': unknown value 'shuffled'; allowed: none, missing, extreme, missing+extreme"),
+     "key 'perturbations': unknown value 'shuffled'; allowed: none, missing, missing_mnar, extreme, "
+     "missing+extreme, missing_mnar+extreme"),
     ("bad seeds", GOOD + "seeds: 0\n", "key 'seeds': must be an integer from 1 to 100000, got 0"),
     ("bad alpha", GOOD + "alpha: 5\n", "key 'alpha': must be a number in (0, 0.5), got 5"),
     ("bad exclude key", GOOD + "exclude: [{method: welch_t, colour: red}]\n",
@@ -96,19 +100,31 @@ def test_null_in_yaml_is_the_null_effect(tmp_path):
 
 
 def test_split_holds_out_whole_scenarios():
-    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30], "split": {"test": 0.3, "seed": 7}})
+    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [30],
+                      "split": {"test": 0.3, "seed": 7}})
     train = {c.scenario for c in g.tasks("train")}
     test = {c.scenario for c in g.tasks("test")}
     assert len(test) == 2 and len(train) == 4 and not train & test
-    again = tf.load_grid({"seed": 99, "methods": ["welch_t"], "n": [60], "split": {"test": 0.3, "seed": 7}})
+    again = tf.load_grid({"seed": 99, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [60],
+                          "split": {"test": 0.3, "seed": 7}})
     assert {c.scenario for c in again.tasks("test")} == test
 
 
 def test_plan_counts_match_enumeration():
-    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30, 60, 90], "seeds": 3,
+    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [30, 60, 90], "seeds": 3,
                       "exclude": [{"n": 90, "effect": "medium"}, {"seed": 2, "prompt_style": "guided"}]})
     p = tf.plan(g)
     coords = list(g.tasks())
     assert p.total == len(coords) == 6 * (3 * 3 - 1) * (3 * 2 - 1)
     assert p.by["prompt_style"]["guided"] == sum(c.prompt_style == "guided" for c in coords)
     assert p.datasets == len({(c.scenario, c.n, c.effect.name, c.seed) for c in coords})
+
+
+def test_siblings_hold_out_the_same_scenarios():
+    """Siblings share a scenario's wording, so a scenario held out for one is held out for all."""
+    g = tf.load_grid({"seed": 1, "methods": ["one_way_anova", "welch_anova", "kruskal_wallis"], "n": [30],
+                      "split": {"test": 0.25, "seed": 3}})
+    held = {m: {c.scenario for c in g.tasks("test") if c.method == m} for m in g.methods}
+    assert len({frozenset(s) for s in held.values()}) == 1 and held["welch_anova"]
+    train = {c.scenario for c in g.tasks("train")}
+    assert not train & held["welch_anova"]

@@ -19,18 +19,21 @@ from taskfactory.errors import InputError, TaskFactoryError
 from taskfactory.leakage import Thresholds, check_leakage
 from taskfactory.leakage.bench import BenchError, load_bench
 from taskfactory.leakage.data import row_hashes
-from taskfactory.prompts import CONVENTIONS
 from taskfactory.leakage.dropout import drop_out
 from taskfactory.leakage.text import ngrams, tokens
+from taskfactory.prompts import CONVENTIONS
 
-GRID = {"name": "leak", "seed": 21, "methods": ["welch_t", "spearman", "chi_square_independence"], "n": [120],
-        "effects": ["null", "medium"], "perturbations": ["none", "missing"], "shard_rows": 50}
+from conftest import PINNED
+
+GRID = {"name": "leak", "seed": 21, "methods": ["welch_t", "spearman", "chi_square_independence"], "scenarios": PINNED,
+        "n": [120], "effects": ["null", "medium"], "perturbations": ["none", "missing"], "shard_rows": 50}
 
 PARAPHRASE = (
-    "Adults with stage 1 hypertension attending a hospital outpatient clinic were randomly assigned either to "
-    "standard care or to a new angiotensin receptor blocker; seated systolic blood pressure was measured after "
-    "12 weeks. Because one recruiting site joined late, the two arms were unbalanced in size. Data: 120 patients. "
-    "Is mean systolic blood pressure at 12 weeks different between the treatment arms?"
+    "Adults with hypertension and type 2 diabetes attending a hospital outpatient clinic were randomly assigned, "
+    "patient by patient, either to standard antihypertensive care or to a new angiotensin receptor blocker; after "
+    "12 weeks each patient collected a first-morning urine sample and the central lab measured the urinary "
+    "albumin-to-creatinine ratio. Data: 120 patients. Is the albumin-to-creatinine ratio at 12 weeks different "
+    "between patients on the new angiotensin receptor blocker and those on standard care?"
 )
 
 # Different analyses of different data, in the same statistical vocabulary.
@@ -280,7 +283,8 @@ def test_semantic_evidence_with_the_packaged_model(corpus, bench):
 
 # --- datasets with blank cells ----------------------------------------------------------
 
-BLANK_GRID = {"name": "blank", "seed": 1, "methods": ["welch_t", "spearman"], "n": [30], "effects": ["medium"],
+BLANK_GRID = {"name": "blank", "seed": 1, "methods": ["welch_t", "spearman"], "scenarios": PINNED, "n": [30],
+              "effects": ["medium"],
               "perturbations": ["missing"], "shard_rows": 50}
 
 

@@ -8,9 +8,10 @@ from scipy import stats
 
 import taskfactory as tf
 from taskfactory.analysis import read_csv_text
+from taskfactory.kit import blank_cells
 from taskfactory.task import record
 
-from conftest import FAMILIES, dataset, small_grid
+from conftest import FAMILIES, dataset, null_p, small_grid
 
 KINDS = ["missing", "extreme", "missing+extreme"]
 
@@ -88,14 +89,17 @@ def test_mar_blanks_depend_on_the_driver_and_mcar_blanks_do_not():
 
 
 def test_impossible_values_look_like_recording_errors():
-    grid = small_grid("welch_t", n=400, perturbations=["extreme"])
-    scen = tf.load_scenarios("welch_t")[0]
-    lo, hi = scen.variable(scen.roles["outcome"]).range
+    """Slipped decimal points, lost signs and missing-value codes: below zero,
+    above the range and (where the range starts above zero) between."""
+    grid = small_grid("paired_t", n=400, perturbations=["extreme"])
+    scen = next(s for s in tf.load_scenarios("paired_t") if s.id == "rowing_altitude")
+    lo, hi = scen.variable(scen.roles["before"]).range
+    assert lo > 0
     values = []
     for seed in range(20):
-        _, ds = dataset(grid, "welch_t", scen.id, 400, "null", seed=seed, perturbation="extreme")
-        _, _, bad = spoiled(ds, scen, tf.get_family("welch_t"))
-        values += bad[scen.roles["outcome"]]
+        _, ds = dataset(grid, "paired_t", scen.id, 400, "null", seed=seed, perturbation="extreme")
+        _, _, bad = spoiled(ds, scen, tf.get_family("paired_t"))
+        values += bad[scen.roles["before"]] + bad[scen.roles["after"]]
     assert all(v < lo or v > hi for v in values)
     assert len(set(values)) >= 8, sorted(set(values))
     assert any(v < 0 for v in values) and any(v > hi for v in values) and any(0 <= v < lo for v in values)
@@ -135,8 +139,8 @@ def test_null_p_values_stay_uniform_under_missing_cells(method):
     n = max(tf.get_family(method).min_n, 30)
     grid = small_grid(method, n=n, seed=13, perturbations=["missing"])
     scenarios = [s.id for s in tf.load_scenarios(method)]
-    ps = np.array([dataset(grid, method, scenarios[k % len(scenarios)], n, "null", seed=k,
-                           perturbation="missing")[1].gold.pvalue for k in range(200)])
+    ps = np.array([null_p(method, dataset(grid, method, scenarios[k % len(scenarios)], n, "null", seed=k,
+                                          perturbation="missing")[1]) for k in range(200)])
     assert stats.kstest(ps, "uniform").pvalue > 0.001
     assert abs(float(np.mean(ps < 0.05)) - 0.05) < 3.5 * np.sqrt(0.05 * 0.95 / 200)
 
@@ -150,3 +154,31 @@ def test_perturbation_names_are_canonical():
         tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30], "perturbations": ["missing+extreme", "extreme+missing"]})
     with pytest.raises(tf.GridError, match=r"unknown value 'missing\+missing'"):
         tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30], "perturbations": ["missing+missing"]})
+
+
+def test_missing_not_at_random_blanks_the_larger_values():
+    """MNAR: the chance of a blank grows with the value itself; the prompt does
+    not change and the gold stays the complete-case analysis."""
+    grid = small_grid("welch_t", n=400, perturbations=["missing", "missing_mnar"])
+    scen = tf.load_scenarios("welch_t")[0]
+    outcome = scen.roles["outcome"]
+    c, mnar = dataset(grid, "welch_t", scen.id, 400, "null", seed=3, perturbation="missing_mnar")
+    plan = mnar.condition.perturbation["missing"]
+    assert plan["mechanism"] == "MNAR" and 1.0 <= plan["strength"] <= 2.0 and "driver" not in plan
+    frame = tf.get_family("welch_t").generate(mnar.condition, np.random.default_rng(0))
+    full = frame[outcome].to_numpy(dtype=float)
+    blank_cells(frame, {**plan, "columns": [outcome], "cells": 80}, mnar.condition, np.random.default_rng(1))
+    blanked = frame[outcome].isna().to_numpy()
+    assert blanked.sum() == 80
+    assert float(np.mean(stats.rankdata(full)[blanked])) / len(full) > 0.6  # 0.5 were the blanks at random
+    released = read_csv_text(mnar.csv_text)
+    assert mnar.gold.n == int(released[[outcome, scen.roles["group"]]].notna().all(axis=1).sum())
+    _, mar = dataset(grid, "welch_t", scen.id, 400, "null", seed=3, perturbation="missing")
+    assert record(grid, c, mnar)["prompt"] == record(grid, c._replace(perturbation="missing"), mar)["prompt"]
+
+
+def test_missing_and_missing_mnar_do_not_combine():
+    with pytest.raises(tf.GridError, match=r"unknown value 'missing\+missing_mnar'"):
+        tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30], "perturbations": ["missing+missing_mnar"]})
+    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30], "perturbations": ["extreme+missing_mnar"]})
+    assert g.perturbations == ("missing_mnar+extreme",)

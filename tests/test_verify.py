@@ -13,8 +13,10 @@ from taskfactory.cli import main
 from taskfactory.corpus import sha256_file
 from taskfactory.shards import write_shard
 
-GRID = {"name": "v", "seed": 8, "methods": ["welch_t", "spearman"], "n": [40], "effects": ["medium"],
-        "perturbations": ["none", "missing+extreme"], "shard_rows": 30}
+from conftest import PINNED
+
+GRID = {"name": "v", "seed": 8, "methods": ["welch_t", "spearman"], "scenarios": PINNED, "n": [40],
+        "effects": ["medium"], "perturbations": ["none", "missing+extreme"], "shard_rows": 30}
 
 
 @pytest.fixture(scope="module")

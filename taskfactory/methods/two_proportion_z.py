@@ -168,10 +168,14 @@ class TwoProportionZ(Family):
         return prop_test(condition, data, correct=True)
 
     def effect_for_z(self, z, n, params):
-        """Cohen's h: 2 asin(sqrt(p)) has variance 1/n, so the z statistic is about
-        h / sqrt(1/n1 + 1/n2)."""
+        """Cohen's h: 2 asin(sqrt(p)) has variance 1/n, so the uncorrected z is
+        about h / sqrt(s), s = 1/n1 + 1/n2. The continuity correction takes
+        s / 2 off |p1 - p2|, about s / (2 sqrt(p (1 - p))) in h at the baseline p,
+        so that much is added back."""
         n1, n2 = _sizes(n, params)
-        return float(z * np.sqrt(1.0 / n1 + 1.0 / n2))
+        s = 1.0 / n1 + 1.0 / n2
+        b = params["baseline"]
+        return float(z * np.sqrt(s) + 0.5 * s / np.sqrt(b * (1.0 - b)))
 
     def hints(self, condition, data):
         return _describe.table(data, condition.roles["group"], condition.roles["outcome"])

@@ -1,0 +1,103 @@
+"""The data, not the wording, decide the test: sibling families share their
+scenarios and their prompts read the same; only the data differ."""
+
+import importlib.util
+import re
+from collections import defaultdict
+
+import pytest
+
+import taskfactory as tf
+from taskfactory.catalogue import load_scenarios, siblings
+from taskfactory.prompts import CONVENTIONS
+from taskfactory.task import record
+
+from conftest import ROOT, dataset, small_grid
+
+KINDS = sorted({f.question_kind for f in tf.families() if len(siblings(f.question_kind)) > 1})
+#: Words that name a test or a family of tests: no hint may use them.
+TEST_WORDS = re.compile(r"t-test|\bt test|welch|student|wilcoxon|mann|whitney|kruskal|wallis|anova|analysis of "
+                        r"variance|spearman|pearson|kendall|chi-squared?|fisher|\bz-test|\brank|parametric|"
+                        r"signed|paired t|\bF test", re.IGNORECASE)
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_siblings", ROOT / "scripts" / "bench_siblings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_sibling_kind_is_listed_and_shares_every_scenario():
+    assert KINDS == ["association", "k_groups", "paired", "two_groups"]
+    for kind in KINDS:
+        ids = [tuple(s.id for s in load_scenarios(name)) for name in siblings(kind)]
+        assert len(set(ids)) == 1, (kind, ids)  # every scenario supports every sibling
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("perturbation", ["none", "missing"])
+def test_basic_prompts_of_siblings_and_effects_are_identical(kind, perturbation):
+    """For one scenario, N and perturbation, every sibling at every effect level
+    shows the agent the same prompt, word for word; the data differ."""
+    names = siblings(kind)
+    scenario = load_scenarios(names[0])[0].id
+    n = max(max(tf.get_family(name).min_n for name in names), 60)
+    prompts, csvs = set(), set()
+    for name in names:
+        grid = small_grid(name, n=n, perturbations=[perturbation])
+        for effect in ("null", "medium"):
+            c, ds = dataset(grid, name, scenario, n, effect, perturbation=perturbation)
+            rec = record(grid, c, ds)
+            prompts.add(rec["prompt"])
+            csvs.add(rec["data_csv"])
+    assert len(prompts) == 1
+    assert len(csvs) == 2 * len(names)
+
+
+@pytest.mark.parametrize("method", [f.name for f in tf.families()])
+def test_every_prompt_states_the_conventions_and_hints_name_no_test(method):
+    n = max(tf.get_family(method).min_n, 60)
+    grid = small_grid(method, n=n, perturbations=["missing"])
+    scenario = load_scenarios(method)[0].id
+    for style in ("basic", "guided"):
+        c, ds = dataset(grid, method, scenario, n, "medium", style=style, perturbation="missing")
+        prompt = record(grid, c, ds)["prompt"]
+        assert CONVENTIONS.format(alpha="0.05") in prompt
+    hints = prompt.split("Hints about these data:\n")[1].split("\n\n")[0]
+    assert hints.startswith("- ") and not TEST_WORDS.search(hints), hints
+
+
+def test_hints_read_the_sample_not_the_generator():
+    """The group sizes a hint gives are those of the released data's complete cases."""
+    grid = small_grid("welch_t", n=80)
+    scenario = load_scenarios("welch_t")[0]
+    c, ds = dataset(grid, "welch_t", scenario.id, 80, "medium", style="guided")
+    rec = record(grid, c, ds)
+    header, *rows = rec["data_csv"].splitlines()
+    column = header.split(",").index(scenario.roles["group"])
+    counts = defaultdict(int)
+    for row in rows:
+        counts[row.split(",")[column]] += 1
+    expected = ", ".join(f"{level} {counts[level]}" for level in sorted(counts))
+    assert f"Rows per group: {expected}." in rec["prompt"]
+
+
+@pytest.mark.slow
+def test_wording_does_not_tell_siblings_apart_and_the_data_do(tmp_path):
+    """A TF-IDF + logistic-regression classifier on the basic prompt, scenarios
+    held out, does no better than the majority rate plus 5 points in any
+    question kind; rules reading only the data pick the canonical or an
+    accepted test in at least 90 % of each family's tasks at N = 60 and 200."""
+    bench = _bench()
+    tf.build(bench.grid(seeds=2), tmp_path / "c", jobs=2)
+    records = bench.load(tmp_path / "c")
+    for kind, row in bench.text_classifier(records).items():
+        assert row["accuracy"] <= row["majority"] + 0.05, (kind, row)
+    by_family = defaultdict(lambda: [0, 0.0])
+    for key, row in bench.data_rules(records).items():
+        family = key.split(" ")[0]
+        by_family[family][0] += row["tasks"]
+        by_family[family][1] += row["tasks"] * row["right"]
+    for family, (tasks, right) in by_family.items():
+        assert right / tasks >= 0.9, (family, right / tasks)
