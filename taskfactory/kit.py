@@ -56,11 +56,26 @@ def draw_extra(spec, n, rng):
     raise ValueError(f"distribution ({kind!r}) must be one of normal, lognormal, uniform, poisson, integers or choice")
 
 
+def relate(values, other, r, rng):
+    """``values`` reordered so that their ranks follow ``r`` times the
+    standardised ranks of ``other`` plus independent noise: the same values
+    (so the same distribution), with a rank correlation of about ``r``."""
+    n = len(values)
+    ranks = np.empty(n)
+    ranks[np.argsort(other, kind="stable")] = np.arange(n)
+    score = (ranks - ranks.mean()) / ranks.std()
+    latent = r * score + np.sqrt(1.0 - r * r) * rng.standard_normal(n)
+    out = np.empty(n)
+    out[np.argsort(latent, kind="stable")] = np.sort(np.asarray(values, dtype=float), kind="stable")
+    return out
+
+
 def finish(condition, rng, columns):
     """Assemble the released table from the analysis columns.
 
     Rows are shuffled (so no column arrives sorted), the extra columns are
-    drawn from their specifications, numeric values are clipped to their
+    drawn from their specifications (and, when they relate to a test column,
+    reordered to follow it, see :func:`relate`), numeric values are clipped to their
     plausible range, and the id column numbers the rows. Columns come out in
     the order of ``condition.columns``; ``attrs["clipped"]`` counts the values
     clipped per column.
@@ -86,6 +101,9 @@ def finish(condition, rng, columns):
             values = np.asarray(columns[name])[order]
         else:
             values = draw_extra(spec, n, rng)
+            if "relates" in spec:
+                values = relate(values, np.asarray(columns[spec["relates"]["to"]], dtype=float)[order],
+                                spec["relates"]["r"], rng)
         if spec["type"] in ("numeric", "integer"):
             lo, hi = spec["range"]
             values = np.asarray(values, dtype=float)

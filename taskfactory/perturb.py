@@ -1,7 +1,8 @@
 """Perturbations: the mess real datasets carry, injected on purpose.
 
 ``missing`` blanks 3-15 % of the cells of the test's columns, MCAR or MAR (the
-chance of a blank grows with an observed extra column); ``missing_mnar`` blanks
+chance of a blank grows with an observed extra column, one that relates to a
+test column when the scenario has one, so MAR is not MCAR in disguise); ``missing_mnar`` blanks
 as many, missing not at random (the chance of a blank grows with the value
 itself, so the complete cases are no longer a random sample; the gold is
 still the complete-case analysis and the prompt does not change). ``extreme`` gives 1-3 %
@@ -68,9 +69,11 @@ def draw(kind: str, family, scenario, n: int, rng) -> dict:
         else:
             mechanism = "MAR" if rng.random() < 0.5 else "MCAR"
         missing = {"mechanism": mechanism, "rate": rate, "cells": cells, "columns": cols}
-        if mechanism == "MAR":
-            extras = [v.name for v in scenario.variables if v.type != "id" and v.name not in cols]
-            missing["driver"] = extras[int(rng.integers(len(extras)))]
+        if mechanism == "MAR":  # driven by an extra column, one related to a test column when there is one
+            extras = [v for v in scenario.variables if v.type != "id" and v.name not in cols]
+            related = [v for v in extras if v.relates is not None]
+            drivers = [v.name for v in (related or extras)]
+            missing["driver"] = drivers[int(rng.integers(len(drivers)))]
         if mechanism != "MCAR":
             missing["strength"] = float(rng.uniform(1.0, 2.0))
         plan["missing"] = missing

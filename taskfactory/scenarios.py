@@ -31,7 +31,10 @@ them.
 ``context`` and ``question`` may name ``{n}`` and the family's reference values
 (``{mu0}``, ``{p0}`` ...) as bare fields (no format spec, conversion, attribute
 or index); write ``{{`` and ``}}`` for literal braces.
-Variables not named in ``roles`` (besides the id) are extras, drawn from ``dist``.
+Variables not named in ``roles`` (besides the id) are extras, drawn from ``dist``;
+a numeric extra may relate to a numeric column of the test as in the field
+(``relates: {to: sbp, r: 0.3}``: the same values, reordered to a rank
+correlation of about ``r``), and then drives the MAR blanks.
 Designs beyond a flat table label rows with a ``cluster``, a ``unit`` (measured
 repeatedly) and a ``period`` variable; the family numbers them, and each plays
 a role of its test.
@@ -73,7 +76,8 @@ LABEL_TYPES = ("id", "cluster", "unit", "period")
 DESIGN_TYPES = kit.DESIGN_TYPES
 DISTS = ("normal", "lognormal", "uniform", "poisson", "integers", "choice")
 SCENARIO_KEYS = ("id", "domain", "title", "context", "question", "roles", "variables", "dgp")
-VARIABLE_KEYS = ("name", "label", "type", "unit", "range", "decimals", "levels", "dist", "prefix")
+VARIABLE_KEYS = ("name", "label", "type", "unit", "range", "decimals", "levels", "dist", "prefix", "relates")
+MAX_RELATION = 0.9           # largest |r| of an extra column's relation to a test column
 # Texts R's read.csv reads as a logical, NA, NaN or an infinity (type.convert;
 # NaN, Inf and Infinity in any case).
 R_SPECIAL = re.compile(r"^(?:NA|T|F|TRUE|FALSE|True|False|true|false|(?i:nan|inf|infinity))$")
@@ -100,6 +104,7 @@ class Variable:
     levels: tuple[str, ...] | None = None
     dist: dict | None = None
     prefix: str = ""
+    relates: dict | None = None
 
     def spec(self) -> dict:
         """The column specification the data-generating code sees."""
@@ -114,6 +119,8 @@ class Variable:
             out["levels"] = list(self.levels)
         if self.dist is not None:
             out["dist"] = self.dist
+        if self.relates is not None:
+            out["relates"] = self.relates
         return out
 
     def dictionary_entry(self) -> dict:
@@ -382,8 +389,17 @@ def _parse_variable(raw, where: str) -> Variable:
         _fail(where, f"a {vtype} variable takes no prefix")
     if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z0-9_-]*", prefix):
         _fail(where, f"prefix ({prefix!r}) must be letters, digits, '_' or '-'")
+    relates = raw.get("relates")
+    if relates is not None:
+        if vtype not in ("numeric", "integer") or dist is None:
+            _fail(where, "only a numeric extra column with a 'dist' takes 'relates'")
+        if not (isinstance(relates, dict) and set(relates) == {"to", "r"} and isinstance(relates["to"], str)
+                and is_number(relates["r"]) and 0 < abs(relates["r"]) <= MAX_RELATION):
+            _fail(where, f"relates ({relates!r}) must be {{to: <a numeric test column>, r: <a rank correlation, "
+                  f"0 < |r| <= {MAX_RELATION:g}>}}")
+        relates = {"to": relates["to"], "r": float(relates["r"])}
     return Variable(name=name, label=label.strip(), type=vtype, unit=unit or "",
-                    range=rng, decimals=decimals, levels=levels, dist=dist, prefix=prefix)
+                    range=rng, decimals=decimals, levels=levels, dist=dist, prefix=prefix, relates=relates)
 
 
 def parse_scenario(raw, kind: str, where: str, has_data: bool = True, fields: tuple[str, ...] = ()) -> Scenario:
@@ -439,6 +455,11 @@ def parse_scenario(raw, kind: str, where: str, has_data: bool = True, fields: tu
     for v in extras:
         if v.dist is None:
             _fail(where, f"extra variable '{v.name}' needs a 'dist'")
+    numeric_used = {v.name for v in variables if v.name in used and v.type in ("numeric", "integer")}
+    for v in variables:
+        if v.relates is not None and (v.name in used or v.relates["to"] not in numeric_used):
+            _fail(where, f"variable '{v.name}' relates to '{v.relates['to']}'; an extra column may relate only to a "
+                  f"numeric column the test uses ({', '.join(sorted(numeric_used)) or 'none'})")
     dgp = raw.get("dgp")
     if not isinstance(dgp, dict) or not dgp:
         _fail(where, "needs a 'dgp' mapping from each method the scenario supports to its parameters")

@@ -1,5 +1,6 @@
 """Perturbations: blank cells (MCAR/MAR) and impossible values, and their canonical handling."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -8,7 +9,8 @@ from scipy import stats
 
 import taskfactory as tf
 from taskfactory.analysis import read_csv_text
-from taskfactory.kit import blank_cells
+from taskfactory import perturb
+from taskfactory.kit import blank_cells, relate
 from taskfactory.task import record
 
 from conftest import FAMILIES, dataset, null_p, small_grid
@@ -182,3 +184,25 @@ def test_missing_and_missing_mnar_do_not_combine():
         tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30], "perturbations": ["missing+missing_mnar"]})
     g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30], "perturbations": ["extreme+missing_mnar"]})
     assert g.perturbations == ("missing_mnar+extreme",)
+
+
+def test_a_related_extra_column_follows_its_test_column_and_drives_mar():
+    """An extra with relates: {to, r} keeps its own values but ranks with the
+    test column at about r; a MAR blank pattern is driven by such a column."""
+    rng = np.random.default_rng(4)
+    other = rng.lognormal(0.0, 1.0, 4000)
+    values = rng.normal(50.0, 10.0, 4000)
+    out = relate(values, other, 0.5, np.random.default_rng(5))
+    assert sorted(out) == sorted(values)
+    assert abs(stats.spearmanr(out, other).statistic - 0.5) < 0.05
+    assert abs(stats.spearmanr(relate(values, other, -0.3, rng), other).statistic + 0.3) < 0.05
+    fam = tf.get_family("welch_t")
+    scen = tf.load_scenarios("welch_t")[0]
+    var = scen.variables[-1]
+    related = dataclasses.replace(scen, variables=scen.variables[:-1] + (
+        dataclasses.replace(var, relates={"to": scen.roles["outcome"], "r": 0.4}),))
+    drivers = set()
+    for seed in range(40):
+        plan = perturb.draw("missing", fam, related, 200, np.random.default_rng(seed))["missing"]
+        drivers.add(plan.get("driver"))
+    assert drivers == {None, var.name}  # MCAR (no driver) or MAR driven by the related column
