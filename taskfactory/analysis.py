@@ -95,7 +95,8 @@ def run_test(family, condition, data: pd.DataFrame, ranges: dict | None = None,
         raise ValueError(f"which ({which!r}) must be 'analyse', 'naive' or an accepted alternative")
     res = func(condition, d)
     if not (isinstance(res.pvalue, float) and 0.0 <= res.pvalue <= 1.0 and math.isfinite(res.statistic)):
-        raise DataError(f"{which} gave p = {res.pvalue!r}, statistic = {res.statistic!r}")
+        name = which.method if isinstance(which, Alternative) else which
+        raise DataError(f"{name} gave p = {res.pvalue!r}, statistic = {res.statistic!r}")
     if res.n is None:
         res = dataclasses.replace(res, n=len(d))
     return res

@@ -256,6 +256,8 @@ def methods(as_json):
         return
     for d in listed:
         click.echo(f"{d['name']:<26} {d['canonical']}")
+        if d["accepted"]:
+            click.echo(f"{'':<26} also accepted: {'; '.join(d['accepted'])}")
         click.echo(f"{'':<26} naive: {d['naive'] or '-'}; medium: {d['medium']:g} ({d['effect_unit']}); "
                    f"n counts {d['n_unit']}, at least {d['min_n']}; {len(d['scenarios'])} scenarios of "
                    f"{d['question_kind']}")

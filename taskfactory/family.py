@@ -249,6 +249,7 @@ class Family(ABC):
             "question_kind": self.question_kind,
             "canonical": self.canonical,
             "naive": self.naive_method,
+            "accepted": [alt.call for alt in self.accepted],
             "roles": dict(self.roles),
             "n_unit": self.n_unit,
             "answer": self.answer.kind,
@@ -282,5 +283,9 @@ class Family(ABC):
             if kind not in ROLE_KINDS:
                 raise ValueError(f"family '{cls.name}': role kind ({kind!r}) of '{role}' must be one of "
                                  f"{', '.join(ROLE_KINDS)}")
+        for alt in cls.accepted:
+            if not isinstance(alt, Alternative) or alt.call == cls.canonical or alt.method == cls.naive_method:
+                raise ValueError(f"family '{cls.name}': accepted holds {alt!r}; each must be an Alternative other "
+                                 "than the canonical and the naive test")
         if cls.n_unit not in N_UNITS:
             raise ValueError(f"family '{cls.name}': n_unit ({cls.n_unit!r}) must be one of {', '.join(N_UNITS)}")

@@ -40,6 +40,9 @@ def test_methods_json_lists_every_family():
     assert result.exit_code == 0
     listed = json.loads(result.output)
     assert [m["name"] for m in listed] == [f.name for f in tf.families()]
+    by_name = {m["name"]: m for m in listed}
+    assert by_name["spearman"]["accepted"] == ['cor.test(x, y, method = "kendall")']
+    assert by_name["welch_t"]["accepted"] == [] and by_name["welch_t"]["question_kind"] == "two_groups"
     welch = next(m for m in listed if m["name"] == "welch_t")
     assert welch["canonical"] == "t.test(outcome ~ group)"
     assert welch["naive"] == "Student two-sample t-test (var.equal = TRUE)"
