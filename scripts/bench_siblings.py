@@ -14,7 +14,7 @@ and measures two things:
   canonical handling) and picks a family; it should pick the canonical test or
   an accepted alternative in at least 90 % of tasks at N >= 60.
 
-    python scripts/bench_siblings.py [--corpus DIR] [--seeds 4]
+    python scripts/bench_siblings.py [--corpus DIR] [--seeds 4] [--n 60 200]
 """
 
 from __future__ import annotations
@@ -126,6 +126,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", help="a corpus to read (default: build the sibling grid into a scratch folder)")
     ap.add_argument("--seeds", type=int, default=4)
+    ap.add_argument("--n", type=int, nargs="+", default=[60, 200], help="sample sizes (default 60 200)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", dest="json_out", help="write the figures to this JSON file")
     args = ap.parse_args(argv)
@@ -133,7 +134,7 @@ def main(argv=None) -> int:
         corpus = Path(args.corpus) if args.corpus else Path(tmp) / "corpus"
         if not args.corpus:
             start = time.perf_counter()
-            summary = tf.build(grid(args.seeds), corpus, jobs=args.jobs, progress=False)
+            summary = tf.build(grid(args.seeds, tuple(args.n)), corpus, jobs=args.jobs, progress=False)
             print(f"built {summary.tasks} tasks in {time.perf_counter() - start:.1f} s")
         records = load(corpus)
     text = text_classifier(records)
