@@ -101,7 +101,7 @@ class WilcoxonSignedRank(Family):
     question_kind = "paired"
     canonical = "wilcox.test(after, before, paired = TRUE)"
     roles = {"before": "numeric", "after": "numeric"}
-    min_n = 12
+    min_n = 20  # where a normality test at 5 % sees the heavy tails in most datasets
     dgp_keys = ("mean", "sd", "noise")
     naive_method = "Paired t-test"
     medium = 0.64
