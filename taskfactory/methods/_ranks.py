@@ -91,15 +91,17 @@ def tie_sum(values: np.ndarray) -> float:
     return float(np.sum(t * t * t - t))
 
 
-def rank_sum_test(x: np.ndarray, y: np.ndarray) -> TestResult:
-    """``wilcox.test(x, y)``: W is the rank sum of ``x`` minus m(m+1)/2."""
+def rank_sum_test(x: np.ndarray, y: np.ndarray, exact: bool | None = None) -> TestResult:
+    """``wilcox.test(x, y, exact = exact)``: W is the rank sum of ``x`` minus
+    m(m+1)/2; ``exact`` None is R's default (exact when both samples have
+    fewer than 50 values and nothing is tied)."""
     require(x.size >= 1 and y.size >= 1, "each group needs at least one value")
     m, n = x.size, y.size
     pooled = np.concatenate([x, y])
     ranks = stats.rankdata(pooled)
     w = float(ranks[:m].sum() - m * (m + 1) / 2.0)
     ties = np.unique(pooled).size != pooled.size
-    if m < EXACT_LIMIT and n < EXACT_LIMIT and not ties:
+    if (m < EXACT_LIMIT and n < EXACT_LIMIT if exact is None else exact) and not ties:
         p = exact_two_sided(rank_sum_counts(m, n), w)
         method = "Wilcoxon rank sum exact test"
     else:
@@ -112,9 +114,11 @@ def rank_sum_test(x: np.ndarray, y: np.ndarray) -> TestResult:
                       details={"exact": method.endswith("exact test"), "ties": bool(ties)})
 
 
-def signed_rank_test(d: np.ndarray) -> TestResult:
-    """``wilcox.test(d)`` on paired differences: zero differences are dropped,
-    V is the sum of the ranks of |d| over the positive differences."""
+def signed_rank_test(d: np.ndarray, exact: bool | None = None) -> TestResult:
+    """``wilcox.test(d, exact = exact)`` on paired differences: zero
+    differences are dropped, V is the sum of the ranks of |d| over the positive
+    differences; ``exact`` None is R's default (exact below 50 differences with
+    no zeros and no ties)."""
     require(d.size >= 1, "no paired observations")
     zeros = bool(np.any(d == 0.0))
     nz = d[d != 0.0]
@@ -124,7 +128,7 @@ def signed_rank_test(d: np.ndarray) -> TestResult:
     ranks = stats.rankdata(absd)
     v = float(ranks[nz > 0].sum())
     ties = np.unique(absd).size != n
-    if n < EXACT_LIMIT and not ties and not zeros:
+    if (n < EXACT_LIMIT if exact is None else exact) and not ties and not zeros:
         p = exact_two_sided(signed_rank_counts(n), v)
         method = "Wilcoxon signed rank exact test"
     else:

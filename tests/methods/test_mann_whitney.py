@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
+from taskfactory.analysis import run_test
 from taskfactory.condition import Condition
 from taskfactory.errors import DataError
 from taskfactory.methods._ranks import rank_sum_counts
@@ -139,3 +140,18 @@ def test_undefined_data_raise():
         tf.analyse("mann_whitney", frame([3.0, 3.0, 3.0, 3.0], ["a", "a", "b", "b"]), ROLES)
     with pytest.raises(DataError):
         tf.analyse("mann_whitney", frame([1.0, 2.0, 3.0], ["a", "a", "a"]), ROLES)
+
+
+def test_the_large_sample_version_is_accepted_where_r_is_exact():
+    """R's default is exact here (no ties, both n < 50); exact = FALSE is a convention, so accepted:
+    > wilcox.test(c(1.1, 2.3, 0.7, 5.2, 3.3, 4.8), c(6.1, 2.9, 7.4, 8.8, 5.9, 9.3, 4.1), exact = FALSE)
+    W = 5, p-value = 0.026809130715595857 (Wilcoxon rank sum test with continuity correction)"""
+    fam = tf.get_family("mann_whitney")
+    (alt,) = fam.accepted
+    assert alt.call == "wilcox.test(outcome ~ group, exact = FALSE)"
+    data = pd.DataFrame({"y": [1.1, 2.3, 0.7, 5.2, 3.3, 4.8, 6.1, 2.9, 7.4, 8.8, 5.9, 9.3, 4.1],
+                         "g": ["a"] * 6 + ["b"] * 7})
+    res = run_test(fam, Condition(method="mann_whitney", roles=ROLES), data, which=alt)
+    assert res.method == alt.method == "Wilcoxon rank sum test with continuity correction"
+    assert res.statistic == 5.0 and res.pvalue == pytest.approx(0.026809130715595857, rel=1e-12)
+    assert tf.analyse("mann_whitney", data, ROLES).method == "Wilcoxon rank sum exact test"

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
+from taskfactory.analysis import run_test
 from taskfactory.condition import Condition
 from taskfactory.errors import DataError
 from taskfactory.methods._ranks import signed_rank_counts
@@ -167,3 +168,19 @@ def test_all_zero_differences_raise():
     """R gives p = NaN when every difference is zero."""
     with pytest.raises(DataError):
         tf.analyse("wilcoxon_signed_rank", frame([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]), ROLES)
+
+
+def test_the_large_sample_version_is_accepted_where_r_is_exact():
+    """R's default is exact here (8 differences, no zeros or ties); exact = FALSE is accepted:
+    > wilcox.test(c(5.1, 6.3, 4.4, 7.9, 6.6, 5.8, 8.1, 6.9), c(4.2, 6.05, 4.9, 6.15, 5.0, 4.65, 7.25, 5.35),
+    +             paired = TRUE, exact = FALSE)
+    V = 34, p-value = 0.029973973586555871 (Wilcoxon signed rank test with continuity correction)"""
+    fam = tf.get_family("wilcoxon_signed_rank")
+    (alt,) = fam.accepted
+    assert alt.call == "wilcox.test(after, before, paired = TRUE, exact = FALSE)"
+    data = pd.DataFrame({"post": [5.1, 6.3, 4.4, 7.9, 6.6, 5.8, 8.1, 6.9],
+                         "pre": [4.2, 6.05, 4.9, 6.15, 5.0, 4.65, 7.25, 5.35]})
+    res = run_test(fam, Condition(method="wilcoxon_signed_rank", roles=ROLES), data, which=alt)
+    assert res.method == alt.method == "Wilcoxon signed rank test with continuity correction"
+    assert res.statistic == 34.0 and res.pvalue == pytest.approx(0.029973973586555871, rel=1e-12)
+    assert tf.analyse("wilcoxon_signed_rank", data, ROLES).method == "Wilcoxon signed rank exact test"
