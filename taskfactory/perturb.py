@@ -1,15 +1,15 @@
 """Perturbations: the mess real datasets carry, injected on purpose.
 
-``missing`` blanks 3-15 % of the cells of the test's columns, MCAR or MAR (the
-chance of a blank grows with an observed extra column, one that relates to a
-test column when the scenario has one, so MAR is not MCAR in disguise); ``missing_mnar`` blanks
-as many, missing not at random (the chance of a blank grows with the value
-itself, so the complete cases are no longer a random sample; the gold is
-still the complete-case analysis and the prompt does not change). ``extreme`` gives 1-3 %
-of rows (at least one) a physically impossible value, outside the plausible
-range the data dictionary states: a slipped decimal point, a lost sign, a
-missing-value code such as 999. ``missing+extreme`` (or ``missing_mnar+extreme``)
-does both.
+``missing`` blanks 3-15 % of the cells of the test's columns, MCAR or MAR
+(the chance of a blank grows with an observed extra column, one that relates
+to a test column when the scenario has one, so MAR is not MCAR in disguise).
+``missing_mnar`` blanks as many, missing not at random: the chance of a blank
+grows with the value itself, so the complete cases are no longer a random
+sample; the gold is still the complete-case analysis and the prompt does not
+change. ``extreme`` gives 1-3 % of rows (at least one) a physically impossible
+value, outside the plausible range the data dictionary states: a slipped
+decimal point, a lost sign, a missing-value code such as 999.
+``missing+extreme`` (or ``missing_mnar+extreme``) does both.
 
 The canonical handling, which the gold follows and the data dictionary makes
 decidable: impossible values are missing; then complete cases on the test's
