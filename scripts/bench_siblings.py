@@ -106,6 +106,8 @@ def text_classifier(records: list[dict]) -> dict:
     out = {}
     for kind, names in kinds().items():
         recs = [r for r in records if r["method"] in names]
+        if len({r["method"] for r in recs}) < 2 or len({r["scenario"] for r in recs}) < 2:
+            continue  # a kind this corpus does not hold two families and two scenarios of
         labels = [r["method"] for r in recs]
         groups = [r["scenario"] for r in recs]
         folds = min(5, len(set(groups)))
@@ -119,7 +121,10 @@ def text_classifier(records: list[dict]) -> dict:
 
 
 def load(corpus: Path) -> list[dict]:
-    return [r for r in iter_records(corpus, columns=COLUMNS) if r["prompt_style"] == "basic"]
+    """The basic-style tasks of sibling families (those the rules and the classifier judge)."""
+    siblings = {name for names in kinds().values() for name in names}
+    return [r for r in iter_records(corpus, columns=COLUMNS)
+            if r["prompt_style"] == "basic" and r["method"] in siblings and r["data_csv"] is not None]
 
 
 def main(argv=None) -> int:
