@@ -135,6 +135,35 @@ def inspect(corpus, task_id, method, rows, as_json):
 
 @main.command()
 @click.argument("corpus", type=click.Path(file_okay=False))
+@click.argument("predictions", required=False, type=click.Path(dir_okay=False))
+@click.option("--baseline", type=click.Choice(["gold", "naive"]), default=None,
+              help="Score the corpus's own gold or naive answers instead of a predictions file.")
+@click.option("--by", default="method", show_default=True,
+              help="Comma-separated record columns to break the figures down by "
+                   "(method, effect, prompt_style, perturbation, trap, n, split, scenario, answer_kind).")
+@click.option("--no-method-aware", "paper", is_flag=True,
+              help="Grade every answer against the canonical gold, as the paper does.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def score(corpus, predictions, baseline, by, paper, as_json):
+    """Score answers to a CORPUS: Raw and Strict pass@1 and pass@k, mean reward.
+
+    PREDICTIONS is JSONL, one answer per line: {"task_id", "completion"} or
+    {"task_id", "p_value", "decision", "method"}, with an optional "run".
+    --baseline naive shows how much the corpus punishes the tempting test.
+
+    Example:
+
+        taskfactory score corpus/ answers.jsonl --by method,effect
+    """
+    from .score import format_report, score as score_corpus
+
+    columns = tuple(b.strip() for b in by.split(",") if b.strip())
+    report = score_corpus(corpus, predictions, columns, baseline, method_aware=not paper)
+    click.echo(json.dumps(report.as_dict(), indent=1) if as_json else format_report(report))
+
+
+@main.command()
+@click.argument("corpus", type=click.Path(file_okay=False))
 @click.option("--sample", default=None, type=click.IntRange(min=1), help="Check this many tasks (default: all).")
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
               help="Chunks of tasks checked at once.")

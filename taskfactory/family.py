@@ -15,6 +15,8 @@ A family is a subclass of :class:`Family` in its own module under
 - **naive test**: ``naive`` and ``naive_method``, the tempting wrong test;
 - **accepted alternatives**: ``accepted``, tests experts would accept as
   equally right on the data as released (never the naive test);
+- **names**: ``test_name`` and ``naive_name``, how answers name the canonical
+  and the naive test (see :mod:`taskfactory.testnames`), for grading;
 - **calibration**: ``effect_for_z``, ``medium``, ``effect_unit``,
   ``null_value`` and ``effect_bounds``;
 - **reference solutions**: ``r_code`` and ``py_code`` templates;
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from .answers import P_VALUE, AnswerSpec
 from .errors import ScenarioError
+from .testnames import TestName
 
 if TYPE_CHECKING:
     import numpy as np
@@ -73,6 +76,12 @@ class Alternative:
     #: R code leaving the test in ``res`` (``{role}`` fields, as ``r_code``).
     r_code: str
     r_pvalue: str = "res$p.value"
+    #: How answers name it (defaults to ``method`` and ``call``).
+    name: TestName | None = None
+
+    def __post_init__(self):
+        if self.name is None:
+            object.__setattr__(self, "name", TestName(self.method, (self.call,)))
 
 
 REFERENCE_FOLDER = Path(__file__).resolve().parent / "methods" / "reference"
@@ -165,6 +174,13 @@ class Family(ABC):
 
     # -- accepted alternatives ------------------------------------------------------
     accepted: ClassVar[tuple[Alternative, ...]] = ()
+
+    # -- names ----------------------------------------------------------------------
+    #: How answers name the canonical test (defaults to ``title`` and
+    #: ``canonical``) and the naive one (none by default; naming it lets a
+    #: grader tell an answer that used the naive test from one it cannot read).
+    test_name: ClassVar[TestName]
+    naive_name: ClassVar[TestName | None] = None
 
     # -- calibration ----------------------------------------------------------------
     medium: ClassVar[float]
@@ -262,6 +278,8 @@ class Family(ABC):
         super().__init_subclass__(**kwargs)
         if "question_kind" not in cls.__dict__ and "name" in cls.__dict__:
             cls.question_kind = cls.name
+        if "test_name" not in cls.__dict__ and "title" in cls.__dict__ and "canonical" in cls.__dict__:
+            cls.test_name = TestName(cls.title, (cls.canonical,))
 
     def __repr__(self) -> str:
         return f"<family {self.name}>"
@@ -283,6 +301,8 @@ class Family(ABC):
             if kind not in ROLE_KINDS:
                 raise ValueError(f"family '{cls.name}': role kind ({kind!r}) of '{role}' must be one of "
                                  f"{', '.join(ROLE_KINDS)}")
+        if not isinstance(getattr(cls, "test_name", None), TestName) or not isinstance(cls.naive_name, (TestName, type(None))):
+            raise ValueError(f"family '{cls.name}': test_name must be a TestName and naive_name a TestName or None")
         for alt in cls.accepted:
             if not isinstance(alt, Alternative) or alt.call == cls.canonical or alt.method == cls.naive_method:
                 raise ValueError(f"family '{cls.name}': accepted holds {alt!r}; each must be an Alternative other "

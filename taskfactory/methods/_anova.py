@@ -15,6 +15,7 @@ from ..family import Alternative, reference_template
 from ..kit import split_sizes
 from ..result import TestResult
 from ._common import grouped, require
+from ._names import WELCH_ANOVA
 
 MIN_LEVELS, MAX_LEVELS = 3, 5
 ANOVA = "One-way analysis of means"
@@ -162,4 +163,4 @@ def welch_f(condition, data) -> TestResult:
 #: Welch's F, R's ``oneway.test`` default, accepted beside the classical F:
 #: equally right when the spreads are equal (welch_anova's own reference code).
 WELCH_F = Alternative(method=WELCH, call="oneway.test(outcome ~ group)", run=welch_f,
-                      r_code=reference_template("welch_anova", "R"))
+                      r_code=reference_template("welch_anova", "R"), name=WELCH_ANOVA)

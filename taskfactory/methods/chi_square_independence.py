@@ -24,6 +24,7 @@ from ..effects import chi2_noncentrality
 from ..kit import column_spec, finish
 from ..family import Family
 from ..registry import register
+from ._names import CHI_SQUARE
 from . import _describe
 from ..result import TestResult
 from ._common import require
@@ -118,6 +119,7 @@ class ChiSquareIndependence(Family):
     category = "contingency"
     question_kind = "contingency"
     canonical = "chisq.test(table(a, b))"
+    test_name = CHI_SQUARE
     roles = {"a": "category", "b": "category"}
     min_n = MIN_N
     dgp_keys = ("a_shares", "b_shares")

@@ -14,6 +14,7 @@ from ..effects import chi2_noncentrality
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
+from ._names import CLASSICAL_ANOVA, KRUSKAL_WALLIS
 from . import _describe
 from ._common import check_location
 from ._anova import draw_shares, level_count, kruskal, oneway, unit_pattern, validate_groups
@@ -39,6 +40,8 @@ class KruskalWallis(Family):
     category = "k-sample"
     question_kind = "k_groups"
     canonical = "kruskal.test(outcome ~ group)"
+    test_name = KRUSKAL_WALLIS
+    naive_name = CLASSICAL_ANOVA
     roles = {"outcome": "numeric", "group": "category"}
     min_n = 20
     dgp_keys = ("median", "log_sd")

@@ -19,6 +19,7 @@ import numpy as np
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..family import Alternative, Family
 from ..registry import register
+from ._names import RANK_SUM, RANK_SUM_CORRECTED, WELCH_T
 from . import _describe
 from ..scenarios import require_number
 from ._common import check_location, grouped, nonconstant
@@ -54,13 +55,16 @@ class MannWhitney(Family):
     category = "two-sample"
     question_kind = "two_groups"
     canonical = "wilcox.test(outcome ~ group)"
+    test_name = RANK_SUM
+    naive_name = WELCH_T
     roles = {"outcome": "numeric", "group": "category"}
     min_n = 20  # where a normality test at 5 % sees the skew in most datasets
     dgp_keys = ("median", "shape", "shifted")
     naive_method = "Welch two-sample t-test"
     accepted = (Alternative(method="Wilcoxon rank sum test with continuity correction",
                             call="wilcox.test(outcome ~ group, exact = FALSE)", run=large_sample,
-                            r_code="res <- wilcox.test({outcome} ~ {group}, data = d, exact = FALSE)"),)
+                            r_code="res <- wilcox.test({outcome} ~ {group}, data = d, exact = FALSE)",
+                            name=RANK_SUM_CORRECTED),)
     medium = 0.64
     effect_unit = "probability of superiority P(X > Y), X from the shifted group, Y from the reference group"
     null_value = 0.5

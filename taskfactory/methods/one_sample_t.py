@@ -12,6 +12,7 @@ from ..effects import t_critical
 from ..kit import finish
 from ..family import Family
 from ..registry import register
+from ._names import ONE_SAMPLE_T
 from . import _describe
 from ..scenarios import require_direction, require_number
 from ._common import numeric
@@ -30,6 +31,7 @@ class OneSampleT(Family):
     category = "one-sample"
     question_kind = "one_sample"
     canonical = "t.test(outcome, mu = mu0)"
+    test_name = ONE_SAMPLE_T
     roles = {"outcome": "numeric", "mu0": "value"}
     min_n = 10
     dgp_keys = ("sd",)

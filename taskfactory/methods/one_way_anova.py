@@ -12,6 +12,7 @@ from ..effects import f_noncentrality
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
+from ._names import CLASSICAL_ANOVA
 from . import _describe
 from ._common import check_location
 from ._anova import WELCH_F, draw_shares, level_count, oneway, unit_pattern, validate_groups
@@ -37,6 +38,7 @@ class OneWayAnova(Family):
     category = "k-sample"
     question_kind = "k_groups"
     canonical = "oneway.test(outcome ~ group, var.equal = TRUE)"
+    test_name = CLASSICAL_ANOVA
     roles = {"outcome": "numeric", "group": "category"}
     min_n = 15
     dgp_keys = ("mean", "sd")

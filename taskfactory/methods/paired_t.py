@@ -15,6 +15,7 @@ from ..effects import t_critical
 from ..kit import finish
 from ..family import Family
 from ..registry import register
+from ._names import PAIRED_T, WELCH_T
 from . import _describe
 from ..scenarios import require_direction
 from ._common import check_paired, numeric
@@ -43,6 +44,8 @@ class PairedT(Family):
     category = "paired"
     question_kind = "paired"
     canonical = "t.test(after, before, paired = TRUE)"
+    test_name = PAIRED_T
+    naive_name = WELCH_T
     roles = {"before": "numeric", "after": "numeric"}
     min_n = 10
     dgp_keys = ("mean", "sd")

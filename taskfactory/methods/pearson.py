@@ -11,6 +11,7 @@ from ..effects import t_critical
 from ..kit import finish
 from ..family import Family
 from ..registry import register
+from ._names import PEARSON
 from . import _describe
 from ..scenarios import require_direction, require_number
 from ._correlation import pearson_test
@@ -34,6 +35,7 @@ class Pearson(Family):
     category = "correlation"
     question_kind = "association"
     canonical = "cor.test(x, y)"
+    test_name = PEARSON
     roles = {"x": "numeric", "y": "numeric"}
     min_n = 5
     dgp_keys = ("x_mean", "x_sd", "y_mean", "y_sd")

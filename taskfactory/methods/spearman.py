@@ -23,6 +23,7 @@ from scipy import stats
 from ..kit import finish
 from ..family import Alternative, Family
 from ..registry import register
+from ._names import KENDALL, PEARSON, SPEARMAN
 from . import _describe
 from ..result import TestResult
 from ..scenarios import require_direction, require_number
@@ -119,12 +120,14 @@ class Spearman(Family):
     category = "correlation"
     question_kind = "association"
     canonical = 'cor.test(x, y, method = "spearman")'
+    test_name = SPEARMAN
+    naive_name = PEARSON
     roles = {"x": "numeric", "y": "numeric"}
     min_n = 20  # where a normality test at 5 % sees the skewed margins in most datasets
     dgp_keys = ("x", "y")
     naive_method = "Pearson correlation test, cor.test(x, y)"
     accepted = (Alternative(method=KENDALL_METHOD, call='cor.test(x, y, method = "kendall")', run=kendall_test,
-                            r_code='res <- cor.test(d[["{x}"]], d[["{y}"]], method = "kendall")'),)
+                            r_code='res <- cor.test(d[["{x}"]], d[["{y}"]], method = "kendall")', name=KENDALL),)
     medium = 0.3
     effect_unit = "Spearman's rho"
     effect_bounds = (-1.0, 1.0)

@@ -26,6 +26,7 @@ from ..effects import Z_BORDERLINE
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..family import Alternative, Family, reference_template
 from ..registry import register
+from ._names import PROP_TEST, PROP_Z
 from . import _describe
 from ..result import TestResult
 from ..scenarios import require_direction
@@ -103,7 +104,7 @@ def uncorrected(condition, data) -> TestResult:
 UNCORRECTED = Alternative(method="2-sample test for equality of proportions without continuity correction",
                           call="prop.test(successes, totals, correct = FALSE)", run=uncorrected,
                           r_code=reference_template("two_proportion_z", "R")
-                          + "\nres <- prop.test(x, n, correct = FALSE)")
+                          + "\nres <- prop.test(x, n, correct = FALSE)", name=PROP_Z)
 
 
 class TwoProportionZ(Family):
@@ -112,6 +113,7 @@ class TwoProportionZ(Family):
     category = "proportions"
     question_kind = "two_proportions"
     canonical = "prop.test(successes, totals)"
+    test_name = PROP_TEST
     roles = {"outcome": "category", "group": "category", "positive": "level"}
     min_n = MIN_N
     dgp_keys = ("p",)

@@ -12,6 +12,7 @@ from ..effects import f_noncentrality
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
+from ._names import CLASSICAL_ANOVA, WELCH_ANOVA
 from . import _describe
 from ._common import check_location
 from ._anova import draw_shares, exponents, level_count, oneway, unit_pattern, validate_groups, welch_terms
@@ -39,6 +40,8 @@ class WelchAnova(Family):
     category = "k-sample"
     question_kind = "k_groups"
     canonical = "oneway.test(outcome ~ group)"
+    test_name = WELCH_ANOVA
+    naive_name = CLASSICAL_ANOVA
     roles = {"outcome": "numeric", "group": "category"}
     min_n = 25
     dgp_keys = ("mean", "sd")

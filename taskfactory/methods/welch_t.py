@@ -11,6 +11,7 @@ from ..effects import t_critical
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
+from ._names import STUDENT_T, WELCH_T
 from . import _describe
 from ..scenarios import require_direction
 from ._common import check_location, grouped, nonconstant
@@ -50,6 +51,8 @@ class WelchT(Family):
     category = "two-sample"
     question_kind = "two_groups"
     canonical = "t.test(outcome ~ group)"
+    test_name = WELCH_T
+    naive_name = STUDENT_T
     roles = {"outcome": "numeric", "group": "category"}
     min_n = 20
     dgp_keys = ("mean", "sd")

@@ -32,6 +32,7 @@ from scipy import optimize
 from ..kit import finish
 from ..family import Alternative, Family
 from ..registry import register
+from ._names import PAIRED_T, SIGNED_RANK, SIGNED_RANK_CORRECTED
 from . import _describe
 from ..scenarios import require_direction, require_number
 from ._common import check_paired, numeric, require
@@ -106,13 +107,16 @@ class WilcoxonSignedRank(Family):
     category = "paired"
     question_kind = "paired"
     canonical = "wilcox.test(after, before, paired = TRUE)"
+    test_name = SIGNED_RANK
+    naive_name = PAIRED_T
     roles = {"before": "numeric", "after": "numeric"}
     min_n = 20  # where a normality test at 5 % sees the heavy tails in most datasets
     dgp_keys = ("mean", "sd", "noise")
     naive_method = "Paired t-test"
     accepted = (Alternative(method="Wilcoxon signed rank test with continuity correction",
                             call="wilcox.test(after, before, paired = TRUE, exact = FALSE)", run=large_sample,
-                            r_code='res <- wilcox.test(d[["{after}"]], d[["{before}"]], paired = TRUE, exact = FALSE)'),)
+                            r_code='res <- wilcox.test(d[["{after}"]], d[["{before}"]], paired = TRUE, exact = FALSE)',
+                            name=SIGNED_RANK_CORRECTED),)
     medium = 0.64
     effect_unit = "P(D > 0) for the paired difference D = after - before (before - after when dgp direction is -1)"
     null_value = 0.5

@@ -1,0 +1,62 @@
+"""Names of the tests the families run, as answers write them (see
+:mod:`taskfactory.testnames`). A family refers to these for its canonical,
+naive and accepted tests; a test only one family knows may be named in its
+own module instead."""
+
+from ..testnames import TestName
+
+WELCH_T = TestName("Welch two-sample t-test", (
+    "welch", "welch t test", "unequal variance t test", "separate variance t test", "satterthwaite t test",
+    "t test", "t test var equal false", "t test not assuming equal variance"))
+STUDENT_T = TestName("Student two-sample t-test", (
+    "student", "student t test", "two sample t test", "pooled t test", "pooled variance t test",
+    "equal variance t test", "t test var equal true", "independent sample t test assuming equal variance"))
+PAIRED_T = TestName("Paired t-test", (
+    "paired t test", "paired sample t test", "dependent sample t test", "matched pair t test",
+    "repeated measure t test", "t test paired true", "one sample t test of the difference",
+    "t test on the difference"))
+ONE_SAMPLE_T = TestName("One-sample t-test", ("one sample t test", "single sample t test", "t test mu"))
+
+RANK_SUM = TestName("Wilcoxon rank sum test", (
+    "mann whitney", "mann whitney u", "wilcoxon rank sum", "wilcoxon mann whitney", "rank sum test",
+    "u test", "wilcox test", "wilcoxon rank sum exact test"))
+RANK_SUM_CORRECTED = TestName("Wilcoxon rank sum test with continuity correction", (
+    "rank sum continuity correction", "mann whitney continuity correction", "mann whitney normal approximation",
+    "rank sum normal approximation", "wilcox test exact false", "mann whitney u test with continuity correction"))
+SIGNED_RANK = TestName("Wilcoxon signed rank test", (
+    "signed rank", "wilcoxon signed rank", "wilcoxon matched pair", "wilcoxon signed rank exact test",
+    "wilcox test paired true", "wilcoxon paired"))
+SIGNED_RANK_CORRECTED = TestName("Wilcoxon signed rank test with continuity correction", (
+    "signed rank continuity correction", "signed rank normal approximation",
+    "wilcox test paired true exact false"))
+
+CLASSICAL_ANOVA = TestName("One-way analysis of variance (equal variances)", (
+    "anova", "one way anova", "analysis of variance", "one way analysis of variance", "f test", "classical anova",
+    "aov", "one way test var equal true", "fisher one way anova", "one way analysis of mean"))
+WELCH_ANOVA = TestName("Welch one-way ANOVA", (
+    "welch anova", "welch f", "welch f test", "welch one way anova", "welch test", "one way test",
+    "one way analysis of mean not assuming equal variance", "anova not assuming equal variance",
+    "heteroscedastic anova", "welch analysis of variance"))
+KRUSKAL_WALLIS = TestName("Kruskal-Wallis rank sum test", (
+    "kruskal wallis", "kruskal wallis h", "kruskal test", "kruskal wallis rank sum test", "h test"))
+
+PEARSON = TestName("Pearson correlation test", (
+    "pearson", "pearson correlation", "pearson product moment correlation", "pearson r", "cor test",
+    "correlation test", "cor test method pearson"))
+SPEARMAN = TestName("Spearman rank correlation test", (
+    "spearman", "spearman rho", "spearman rank correlation", "spearman correlation", "cor test method spearman",
+    "rank correlation"))
+KENDALL = TestName("Kendall rank correlation test", (
+    "kendall", "kendall tau", "kendall rank correlation", "cor test method kendall", "kendall tau b"))
+
+CHI_SQUARE = TestName("Pearson chi-square test of independence", (
+    "chi square", "chi square test", "pearson chi square", "chi square test of independence", "chisq test",
+    "test of independence", "chi square test of association"))
+PROP_TEST = TestName("Two-sample test for equality of proportions with continuity correction", (
+    "prop test", "test for equality of proportion", "two proportion test", "yates",
+    "continuity corrected two proportion z test", "two proportion z test with continuity correction",
+    "chi square test with yates continuity correction"))
+PROP_Z = TestName("Two-proportion z-test without continuity correction", (
+    "two proportion z test", "z test for two proportion", "z test of proportion", "pooled z test",
+    "two sample z test for proportion", "prop test correct false", "without continuity correction",
+    "uncorrected", "two sample test for equality of proportion without continuity correction"))
