@@ -38,7 +38,7 @@ from taskfactory.cli import main
 from taskfactory.errors import InputError, ScenarioError
 from taskfactory.readers import load_yaml
 from taskfactory.scenarios import scenario_root
-from taskfactory.corpus import sha256_file
+from taskfactory.corpus import iter_records, sha256_file
 from taskfactory.shards import write_shard
 
 from conftest import PINNED
@@ -134,6 +134,27 @@ def test_hostile_benchmark(case, small_corpus, tmp_path):
         shutil.copyfile(HERE / "benchmarks" / extra, tmp_path / extra)
     args = ["leakage", str(small_corpus), "--against", str(path), *case.get("args", [])]
     expect_error(invoke(args), case, file=path, dir=tmp_path, corpus=small_corpus)
+
+
+# --- predictions -------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", cases("predictions"), ids=case_id)
+def test_hostile_predictions(case, small_corpus, tmp_path):
+    task_id = next(iter_records(small_corpus, columns=["task_id"]))["task_id"]
+    path = tmp_path / case["file"]
+    if (HERE / "predictions" / case["file"]).is_file() or "make" in case:
+        materialise(case, tmp_path)
+        if "make" not in case:
+            path.write_text(path.read_text(encoding="utf-8").replace("{task_id}", task_id), encoding="utf-8")
+    result = invoke(["score", str(small_corpus), str(path), "--json"])
+    if "error" in case:
+        expect_error(result, case, file=path)
+        return
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["overall"]["answers"] == case["answers"]
+    assert report["overall"]["invalid_share"] == case["invalid"] / case["answers"]
+    assert {k: v["lines"] for k, v in report["problems"].items()} == case["problems"]
 
 
 # --- corpora -----------------------------------------------------------------------
