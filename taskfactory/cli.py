@@ -164,6 +164,31 @@ def score(corpus, predictions, baseline, by, paper, as_json):
 
 @main.command()
 @click.argument("corpus", type=click.Path(file_okay=False))
+@click.option("--to", "to", required=True, type=click.Choice(["jsonl", "verl", "lm-eval", "inspect", "verifiers"]),
+              help="The framework to export for.")
+@click.option("-o", "--out", required=True, type=click.Path(file_okay=False), help="Folder to write (new or empty).")
+@click.option("--data", default="auto", show_default=True, type=click.Choice(["inline", "file", "auto"]),
+              help="Put each CSV in the prompt (inline), beside the export (file), or inline when small (auto).")
+@click.option("--inline-max", default=16000, show_default=True, type=click.IntRange(min=0),
+              help="Largest CSV, in characters, that auto puts inline.")
+@click.option("--split", "splits", default="train,test", show_default=True, help="Comma-separated splits to export.")
+def export(corpus, to, out, data, inline_max, splits):
+    """Export a CORPUS for a training or evaluation framework.
+
+    Example:
+
+        taskfactory export corpus/ --to verl -o exports/verl
+    """
+    from .export import export as export_corpus
+
+    chosen = tuple(s.strip() for s in splits.split(",") if s.strip())
+    counts = export_corpus(corpus, to, out, data, inline_max, chosen)
+    shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "no tasks"
+    click.echo(f"exported to {out} ({to}): {shown}")
+
+
+@main.command()
+@click.argument("corpus", type=click.Path(file_okay=False))
 @click.option("--sample", default=None, type=click.IntRange(min=1), help="Check this many tasks (default: all).")
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
               help="Chunks of tasks checked at once.")

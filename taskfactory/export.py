@@ -1,0 +1,324 @@
+"""Exports of a corpus for training and evaluation frameworks (``taskfactory export``).
+
+Each task says how its data reach the agent: ``inline`` (the CSV inside the
+prompt, fenced, before the answer format) or ``file`` (the CSV written to
+``DEST/files/<task_id>/<data file name>``, the prompt naming it, for a
+sandbox). ``--data auto`` inlines datasets of at most ``inline_max``
+characters and writes the others as files. Closed-form tasks have no data.
+
+Formats (each also writes ``tasks-<split>.jsonl`` for the splits that hold
+tasks, the tasks as the other formats read them):
+
+- ``jsonl``: one task per line: task_id, split, prompt, delivery, data_file,
+  answer_kind, ground_truth (what :func:`taskfactory.reward.reward` grades
+  against) and the task's coordinates;
+- ``verl``: ``<split>.parquet`` with data_source, prompt (chat messages),
+  ability, reward_model {style: rule, ground_truth: JSON} and extra_info
+  (task_id, split, index, data_file, tools_kwargs), scored by
+  :func:`taskfactory.reward.compute_score`;
+- ``lm-eval``: a task folder (``taskfactory_<split>.yaml`` and ``utils.py``)
+  for ``lm_eval --include_path DEST``; the data always inline;
+- ``inspect``: ``taskfactory_inspect.py``, an Inspect AI task whose samples
+  carry the CSV in ``Sample.files`` and whose scorer is the reward;
+- ``verifiers``: a package folder ``taskfactory_env/`` whose
+  ``load_environment(split=..., num_examples=..., seed=...)`` returns a
+  single-turn environment with the reward's parts in its rubric.
+
+Only files this module writes are written; DEST must be empty or absent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .corpus import SPLITS, atomic_write_text, is_task_id, iter_records
+from .errors import InputError
+from .answers import KINDS
+from .reward import ground_truth
+
+FORMATS = ("jsonl", "verl", "lm-eval", "inspect", "verifiers")
+DELIVERIES = ("inline", "file", "auto")
+INLINE_MAX = 16_000
+DATA_SOURCE = "taskfactory"
+ABILITY = "statistics"
+COLUMNS = ["task_id", "split", "method", "scenario", "n", "effect", "prompt_style", "perturbation", "trap",
+           "prompt", "data_csv", "data_filename", "answer_kind", "gold", "accepted"]
+#: The verifiers API the exported environment is written for.
+VERIFIERS_API = "verifiers>=0.1.3,<0.5"
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.csv$")
+
+
+def deliver(record: dict, delivery: str, inline_max: int = INLINE_MAX) -> tuple[str, str | None]:
+    """(the prompt as the agent receives it, ``inline``/``file``/``none``)."""
+    csv = record["data_csv"]
+    if csv is None:
+        return record["prompt"], "none"
+    mode = delivery if delivery != "auto" else ("inline" if len(csv) <= inline_max else "file")
+    if mode == "file":
+        return record["prompt"], "file"
+    block = KINDS[record["answer_kind"]].block
+    head, sep, tail = record["prompt"].rpartition(block)
+    if not sep:
+        raise InputError(f"task {record['task_id']}: the prompt does not end with its answer format")
+    fence = "```"
+    while fence in csv:
+        fence += "`"
+    data = f"The contents of `{record['data_filename']}`:\n\n{fence}csv\n{csv.rstrip(chr(10))}\n{fence}\n\n"
+    return head + data + sep + tail, "inline"
+
+
+def _data_file(record: dict) -> str:
+    """The relative path the CSV of ``record`` is written to (checked names only)."""
+    name, task_id = record["data_filename"], record["task_id"]
+    if not is_task_id(task_id) or not isinstance(name, str) or not _SAFE_NAME.match(name):
+        raise InputError(f"task {task_id!r}: data file name {name!r} is not a plain CSV file name")
+    return f"files/{task_id}/{name}"
+
+
+def export(corpus, to: str, dest, data: str = "auto", inline_max: int = INLINE_MAX,
+           splits=("train", "test")) -> dict:
+    """Write ``corpus`` in format ``to`` into ``dest``; returns counts per split and delivery."""
+    if to not in FORMATS:
+        raise InputError(f"--to ({to!r}) must be one of {', '.join(FORMATS)}")
+    if data not in DELIVERIES:
+        raise InputError(f"--data ({data!r}) must be one of {', '.join(DELIVERIES)}")
+    unknown = [s for s in splits if s not in SPLITS]
+    if unknown or not splits:
+        raise InputError(f"--split ({','.join(splits)}) must name some of {', '.join(SPLITS)}")
+    if to == "lm-eval":
+        if data == "file":
+            raise InputError("--to lm-eval puts the data in the prompt; --data file needs a sandbox (verl, inspect, "
+                             "verifiers or jsonl)")
+        data = "inline"
+    dest = Path(dest)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise InputError(f"{dest}: the destination exists and is not an empty folder")
+    rows_by_split: dict[str, list[dict]] = {s: [] for s in splits}
+    files: dict[str, str] = {}
+    counts: dict = {}
+    for rec in iter_records(corpus, columns=COLUMNS):
+        if rec["split"] not in rows_by_split:
+            continue
+        prompt, delivery = deliver(rec, data, inline_max)
+        data_file = _data_file(rec) if delivery == "file" else None
+        if data_file:
+            files[data_file] = rec["data_csv"]
+        rows_by_split[rec["split"]].append({
+            "task_id": rec["task_id"], "split": rec["split"], "prompt": prompt, "delivery": delivery,
+            "data_file": data_file, "data_filename": rec["data_filename"], "answer_kind": rec["answer_kind"],
+            "ground_truth": ground_truth(rec),
+            **{k: rec[k] for k in ("method", "scenario", "n", "effect", "prompt_style", "perturbation", "trap")}})
+        key = f"{rec['split']}/{delivery}"
+        counts[key] = counts.get(key, 0) + 1
+    rows_by_split = {split: rows for split, rows in rows_by_split.items() if rows}
+    if not rows_by_split:
+        raise InputError(f"{corpus}: no tasks in split {', '.join(splits)}")
+    dest.mkdir(parents=True, exist_ok=True)
+    for rel, text in files.items():
+        path = dest / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="")
+    for split, rows in rows_by_split.items():
+        atomic_write_text(dest / f"tasks-{split}.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    writer = {"jsonl": lambda *a: None, "verl": _verl, "lm-eval": _lm_eval, "inspect": _inspect,
+              "verifiers": _verifiers}[to]
+    writer(dest.resolve(), rows_by_split)
+    return counts
+
+
+# -- verl -----------------------------------------------------------------------------
+
+def _verl(dest: Path, rows_by_split: dict) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    create = pa.struct([("path", pa.string())])
+    tools = pa.struct([("read_data", pa.struct([("create_kwargs", create)]))])
+    schema = pa.schema([
+        ("data_source", pa.string()),
+        ("prompt", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
+        ("ability", pa.string()),
+        ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
+        ("extra_info", pa.struct([("task_id", pa.string()), ("split", pa.string()), ("index", pa.int64()),
+                                  ("data_file", pa.string()), ("tools_kwargs", tools)])),
+    ])
+    for split, rows in rows_by_split.items():
+        table = pa.Table.from_pylist([{
+            "data_source": DATA_SOURCE,
+            "prompt": [{"role": "user", "content": r["prompt"]}],
+            "ability": ABILITY,
+            "reward_model": {"style": "rule", "ground_truth": json.dumps(r["ground_truth"])},
+            "extra_info": {"task_id": r["task_id"], "split": split, "index": i, "data_file": r["data_file"],
+                           "tools_kwargs": ({"read_data": {"create_kwargs": {"path": str(dest / r["data_file"])}}}
+                                            if r["data_file"] else None)},
+        } for i, r in enumerate(rows)], schema=schema)
+        pq.write_table(table, dest / f"{split}.parquet")
+
+
+# -- lm-evaluation-harness ------------------------------------------------------------
+
+_LM_EVAL_UTILS = '''"""Scoring for the taskfactory lm-evaluation-harness tasks (written by taskfactory export)."""
+
+import json
+
+from taskfactory.reward import reward
+
+
+def process_results(doc, results):
+    result = reward(json.loads(doc["ground_truth"]), results[0])
+    return {"reward": result.reward, "raw": float(result.raw), "strict": float(result.strict),
+            "valid": float(result.valid)}
+'''
+
+
+def _lm_eval(dest: Path, rows_by_split: dict) -> None:
+    import yaml
+
+    for split, rows in rows_by_split.items():
+        data = dest / f"lm-eval-{split}.jsonl"
+        atomic_write_text(data, "".join(json.dumps({"task_id": r["task_id"], "prompt": r["prompt"],
+                                                    "ground_truth": json.dumps(r["ground_truth"])}) + "\n"
+                                        for r in rows))
+        config = {
+            "task": f"taskfactory_{split}",
+            "dataset_path": "json",
+            "dataset_kwargs": {"data_files": {"test": str(data)}},
+            "test_split": "test",
+            "output_type": "generate_until",
+            "doc_to_text": "{{prompt}}",
+            "doc_to_target": "",
+            "generation_kwargs": {"until": [], "max_gen_toks": 4096, "do_sample": False},
+            "process_results": "!function utils.process_results",
+            "metric_list": [{"metric": m, "aggregation": "mean", "higher_is_better": True}
+                            for m in ("reward", "raw", "strict", "valid")],
+            "metadata": {"version": 1.0},
+        }
+        text = yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
+        text = text.replace("'!function utils.process_results'", "!function utils.process_results")
+        atomic_write_text(dest / f"taskfactory_{split}.yaml", text)
+    atomic_write_text(dest / "utils.py", _LM_EVAL_UTILS)
+
+
+# -- Inspect AI -----------------------------------------------------------------------
+
+_INSPECT = '''"""Inspect AI tasks of a taskfactory export: inspect eval taskfactory_inspect.py@taskfactory -T split=test"""
+
+import json
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import Score, Target, mean, scorer
+from inspect_ai.solver import TaskState, generate
+
+from taskfactory.reward import reward
+
+HERE = Path(__file__).resolve().parent
+
+
+def samples(split):
+    out = []
+    with open(HERE / f"tasks-{split}.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            files = {row["data_filename"]: str(HERE / row["data_file"])} if row["data_file"] else None
+            out.append(Sample(id=row["task_id"], input=row["prompt"], target=json.dumps(row["ground_truth"]),
+                              files=files, metadata={k: row[k] for k in ("method", "effect", "n", "prompt_style",
+                                                                          "perturbation", "trap")}))
+    return out
+
+
+@scorer(metrics={"reward": [mean()], "raw": [mean()], "strict": [mean()]})
+def taskfactory_reward():
+    async def score(state: TaskState, target: Target) -> Score:
+        result = reward(json.loads(target.text), state.output.completion)
+        return Score(value={"reward": result.reward, "raw": float(result.raw), "strict": float(result.strict)},
+                     explanation=result.reason, metadata=result.as_dict())
+    return score
+
+
+@task
+def taskfactory(split="test"):
+    return Task(dataset=MemoryDataset(samples(split)), solver=generate(), scorer=taskfactory_reward())
+'''
+
+
+def _inspect(dest: Path, rows_by_split: dict) -> None:
+    atomic_write_text(dest / "taskfactory_inspect.py", _INSPECT)
+
+
+# -- verifiers ------------------------------------------------------------------------
+
+_VERIFIERS = '''"""A verifiers environment of a taskfactory export (@API@).
+
+    import verifiers as vf
+    env = vf.load_environment("taskfactory_env")   # once installed: pip install -e DEST/taskfactory_env
+"""
+
+import json
+import random
+from pathlib import Path
+
+import verifiers as vf
+from datasets import Dataset
+
+from taskfactory.reward import reward
+
+EXPORT = Path(@EXPORT@)
+
+
+def _rows(split, num_examples, seed):
+    with open(EXPORT / f"tasks-{split}.jsonl", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh]
+    if seed is not None:
+        random.Random(seed).shuffle(rows)
+    if num_examples is not None and num_examples >= 0:
+        rows = rows[:num_examples]
+    return [{"question": r["prompt"], "answer": json.dumps(r["ground_truth"]),
+              "info": {"task_id": r["task_id"], "data_file": r["data_file"] or ""}} for r in rows]
+
+
+def _text(completion):
+    if isinstance(completion, str):
+        return completion
+    return "".join(m.get("content") or "" for m in completion if m.get("role") == "assistant")
+
+
+def _part(name):
+    def part(completion, answer, **kwargs):
+        return float(getattr(reward(json.loads(answer), _text(completion)), name) or 0.0)
+    part.__name__ = name
+    return part
+
+
+def load_environment(split="test", num_examples=None, seed=None, **kwargs):
+    dataset = Dataset.from_list(_rows(split, num_examples, seed))
+    rubric = vf.Rubric(funcs=[_part("reward"), _part("r_p"), _part("r_c"), _part("raw"), _part("strict")],
+                       weights=[1.0, 0.0, 0.0, 0.0, 0.0])
+    return vf.SingleTurnEnv(dataset=dataset, rubric=rubric, **kwargs)
+'''
+
+_VERIFIERS_PYPROJECT = '''[project]
+name = "taskfactory-env"
+version = "0.1.0"
+description = "A verifiers environment of a taskfactory export"
+requires-python = ">=3.11"
+dependencies = ["{api}", "taskfactory", "datasets"]
+
+[build-system]
+requires = ["hatchling"]
+build-backend = "hatchling.build"
+
+[tool.hatch.build.targets.wheel]
+packages = ["taskfactory_env"]
+'''
+
+
+def _verifiers(dest: Path, rows_by_split: dict) -> None:
+    package = dest / "taskfactory_env"
+    (package / "taskfactory_env").mkdir(parents=True)
+    code = _VERIFIERS.replace("@API@", VERIFIERS_API).replace("@EXPORT@", repr(str(dest)))
+    atomic_write_text(package / "taskfactory_env" / "__init__.py", code)
+    atomic_write_text(package / "pyproject.toml", _VERIFIERS_PYPROJECT.replace("{api}", VERIFIERS_API))

@@ -1,0 +1,158 @@
+"""Exports round-trip into the frameworks that read them: verl's Parquet
+through Hugging Face datasets, the lm-eval task through its scorer, the
+Inspect AI task through Inspect's loader, the verifiers environment where
+verifiers is installed."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from click.testing import CliRunner
+
+import taskfactory as tf
+from taskfactory.cli import main
+from taskfactory.corpus import iter_records
+from taskfactory.errors import InputError
+from taskfactory.export import deliver, export
+from taskfactory.reward import compute_score
+
+GRID = {"name": "exported", "seed": 3, "methods": ["welch_t", "pearson"], "n": [30, 400],
+        "effects": ["medium"], "perturbations": ["none"], "seeds": 1, "split": {"by": "scenario", "test": 0.3, "seed": 1}}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    out = tmp_path_factory.mktemp("exported") / "corpus"
+    tf.build(GRID, out, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def first(corpus):
+    return next(iter_records(corpus))
+
+
+def right_answer(row: dict) -> str:
+    g = row["ground_truth"]["gold"]
+    return f"METHOD: whatever\nP_VALUE: {g['p_value']!r}\nDECISION: {g['decision']}"
+
+
+def test_inline_puts_the_csv_before_the_answer_format_and_file_leaves_the_prompt(first):
+    prompt, how = deliver(first, "inline")
+    assert how == "inline" and first["data_csv"].rstrip("\n") in prompt
+    assert prompt.index("```csv") < prompt.index("End your answer with")
+    assert prompt.rstrip().endswith("DECISION: <reject | fail to reject>")
+    assert deliver(first, "file") == (first["prompt"], "file")
+    assert deliver(first, "auto", inline_max=len(first["data_csv"]) - 1)[1] == "file"
+
+
+def test_jsonl_export_writes_prompts_files_and_ground_truth(corpus, tmp_path):
+    counts = export(corpus, "jsonl", tmp_path / "x", data="auto", inline_max=2000)
+    rows = [json.loads(line) for split in ("train", "test") if (tmp_path / "x" / f"tasks-{split}.jsonl").exists()
+            for line in (tmp_path / "x" / f"tasks-{split}.jsonl").read_text().splitlines()]
+    assert sum(counts.values()) == len(rows) == len(list(iter_records(corpus)))
+    by_id = {r["task_id"]: r for r in iter_records(corpus)}
+    for row in rows:
+        rec = by_id[row["task_id"]]
+        if row["delivery"] == "file":
+            assert (tmp_path / "x" / row["data_file"]).read_text() == rec["data_csv"]
+            assert len(rec["data_csv"]) > 2000
+        else:
+            assert row["data_file"] is None and len(rec["data_csv"]) <= 2000
+        assert compute_score("taskfactory", right_answer(row), row["ground_truth"])["score"] == 1.0
+
+
+def test_export_refuses_a_folder_with_files_and_writes_nothing_on_error(corpus, tmp_path):
+    (tmp_path / "keep.txt").write_text("mine")
+    with pytest.raises(InputError, match="the destination exists and is not an empty folder"):
+        export(corpus, "jsonl", tmp_path)
+    with pytest.raises(InputError, match="--to lm-eval puts the data in the prompt"):
+        export(corpus, "lm-eval", tmp_path / "new", data="file")
+    assert not (tmp_path / "new").exists() and (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_verl_parquet_loads_in_datasets_with_nested_types_and_scores(corpus, tmp_path):
+    datasets = pytest.importorskip("datasets", reason="Hugging Face datasets is not installed")
+    export(corpus, "verl", tmp_path / "v", data="file")
+    ds = datasets.load_dataset("parquet", data_files={"train": str(tmp_path / "v" / "train.parquet")})["train"]
+    row = ds[0]
+    assert row["data_source"] == "taskfactory" and row["prompt"][0]["role"] == "user"
+    assert row["reward_model"]["style"] == "rule"
+    path = row["extra_info"]["tools_kwargs"]["read_data"]["create_kwargs"]["path"]
+    assert open(path).read() == next(r for r in iter_records(corpus)
+                                      if r["task_id"] == row["extra_info"]["task_id"])["data_csv"]
+    gt = json.loads(row["reward_model"]["ground_truth"])
+    good = f"P_VALUE: {gt['gold']['p_value']!r}\nDECISION: {gt['gold']['decision']}"
+    assert compute_score(row["data_source"], good, row["reward_model"]["ground_truth"], row["extra_info"])["score"] == 1.0
+    assert pq.read_schema(tmp_path / "v" / "train.parquet").field("prompt").type.value_type.num_fields == 2
+
+
+def test_lm_eval_task_folder_scores_a_right_and_a_wrong_answer(corpus, tmp_path):
+    export(corpus, "lm-eval", tmp_path / "l")
+    config = yaml.load((tmp_path / "l" / "taskfactory_train.yaml").read_text(), Loader=_FunctionLoader)
+    assert config["process_results"] == "utils.process_results" and config["output_type"] == "generate_until"
+    docs = [json.loads(line) for line in open(config["dataset_kwargs"]["data_files"]["test"])]
+    assert all("```csv" in doc["prompt"] for doc in docs)
+    spec = importlib.util.spec_from_file_location("lm_eval_utils", tmp_path / "l" / "utils.py")
+    utils = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(utils)
+    gold = json.loads(docs[0]["ground_truth"])["gold"]
+    right = utils.process_results(docs[0], [f"P_VALUE: {gold['p_value']!r}\nDECISION: {gold['decision']}"])
+    wrong = utils.process_results(docs[0], ["P_VALUE: 0.5\nDECISION: maybe"])
+    assert right == {"reward": 1.0, "raw": 1.0, "strict": 1.0, "valid": 1.0}
+    assert wrong == {"reward": 0.0, "raw": 0.0, "strict": 0.0, "valid": 0.0}
+    try:
+        from lm_eval.tasks import TaskManager
+    except ImportError:
+        pytest.skip("lm-evaluation-harness is not installed (it needs torch); the YAML and its scorer were checked above")
+    assert "taskfactory_train" in TaskManager(include_path=str(tmp_path / "l")).all_tasks
+
+
+class _FunctionLoader(yaml.SafeLoader):
+    """Reads lm-eval's ``!function`` tag as its dotted name."""
+
+
+_FunctionLoader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+
+
+def test_inspect_task_loads_with_files_and_scores(corpus, tmp_path, monkeypatch):
+    pytest.importorskip("inspect_ai", reason="Inspect AI is not installed")
+    export(corpus, "inspect", tmp_path / "i", data="file")
+    spec = importlib.util.spec_from_file_location("tf_inspect", tmp_path / "i" / "taskfactory_inspect.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    samples = module.samples("train")
+    assert len(samples) == sum(1 for r in iter_records(corpus) if r["split"] == "train")
+    sample = samples[0]
+    (name, path), = sample.files.items()
+    assert name.endswith(".csv") and open(path).read().startswith(next(iter_records(corpus))["data_csv"][:20])
+    task = module.taskfactory(split="train")
+    assert len(task.dataset) == len(samples)
+
+
+def test_verifiers_environment_loads_where_verifiers_is_installed(corpus, tmp_path):
+    export(corpus, "verifiers", tmp_path / "vf")
+    source = (tmp_path / "vf" / "taskfactory_env" / "taskfactory_env" / "__init__.py").read_text()
+    compile(source, "taskfactory_env", "exec")
+    pytest.importorskip("verifiers", reason="verifiers is not installed (an optional framework)")
+    sys.path.insert(0, str(tmp_path / "vf" / "taskfactory_env"))
+    try:
+        import taskfactory_env
+        env = taskfactory_env.load_environment(split="train", num_examples=2, seed=0)
+        assert len(env.dataset) == 2
+    finally:
+        sys.path.pop(0)
+
+
+def test_export_command_reports_counts(corpus, tmp_path):
+    result = CliRunner().invoke(main, ["export", str(corpus), "--to", "jsonl", "-o", str(tmp_path / "j"),
+                                       "--data", "inline"])
+    assert result.exit_code == 0, result.output
+    total = len(list(iter_records(corpus)))
+    assert result.output.startswith(f"exported to {tmp_path / 'j'} (jsonl): ")
+    assert sum(int(part.split()[-1]) for part in result.output.split(": ", 1)[1].split(", ")) == total
