@@ -172,11 +172,17 @@ _BLOCK = {
     "count": (("count", "integer"),),
     "yes_no": (("answer", "yes_no"),),
 }
-_LINE = re.compile(r"^[\s>*#_`-]*(?P<label>[a-z][a-z _-]*?)[\s*_`]*[:=][\s*_`]*(?P<value>.*?)[\s*_`]*$", re.I)
+#: A labelled line: ``LABEL: value`` with markdown around either (labels are
+#: short, so matching stays linear in the line's length).
+_LINE = re.compile(r"^[\s>*#_`-]{0,8}(?P<label>[a-z][a-z _-]{0,24}?)[\s*_`]{0,4}[:=](?P<value>.*)$", re.I)
 
 
 def _label(text: str) -> str:
     return re.sub(r"[\s_-]+", " ", text.strip().lower())
+
+
+def _value(m: re.Match) -> str:
+    return m.group("value").strip().strip("*_`").strip()
 
 
 def _blocks(lines: list[str], kind: str) -> list[tuple[int, dict]]:
@@ -191,7 +197,7 @@ def _blocks(lines: list[str], kind: str) -> list[tuple[int, dict]]:
         m = _LINE.match(line)
         if not m or _label(m.group("label")) not in wanted:
             continue
-        key, value = wanted[_label(m.group("label"))], m.group("value")
+        key, value = wanted[_label(m.group("label"))], _value(m)
         if key == "method" and not current and blocks and "method" not in blocks[-1][1]:
             blocks[-1][1]["method"] = value
             continue
@@ -297,7 +303,9 @@ def _closed_form_line(line: str, kind: str, fields: tuple[str, ...]) -> Answer |
     """A closed-form answer written on one line, labelled or bare
     (``0.4312``; ``0.1234, 0.5678``; ``[0.1234, 0.5678]``; ``yes``)."""
     m = _LINE.match(line)
-    value = m.group("value") if m else line
+    if m and _label(m.group("label")) not in {_label(lbl) for key, _ in _BLOCK[kind] for lbl in _LABELS[key]}:
+        return Invalid("the last line answers something else")
+    value = _value(m) if m else line
     if kind == "interval":
         parts = [p for p in re.split(r"\s*(?:,|;|\bto\b)\s*", re.sub(r"^[\[(]|[\])]\s*\.?$", "", value.strip())) if p]
         if len(parts) != 2:

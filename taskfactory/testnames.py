@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 _POSSESSIVE = re.compile(r"(\w)['\u2019`]s\b")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
@@ -57,10 +58,15 @@ class TestName:
         ``text_words``; (0, 0) when none is."""
         best = (0, 0)
         for phrase in (self.label, *self.phrases):
-            ws = words(phrase)
-            if ws and set(ws) <= text_words:
-                best = max(best, (len(set(ws)), sum(map(len, set(ws)))))
+            ws = _phrase_words(phrase)
+            if ws and ws <= text_words:
+                best = max(best, (len(ws), sum(map(len, ws))))
         return best
+
+
+@lru_cache(maxsize=4096)
+def _phrase_words(phrase: str) -> frozenset[str]:
+    return frozenset(words(phrase))
 
 
 def identify(text: str, names, prefer=()) -> TestName | None:
