@@ -6,8 +6,12 @@ process for the whole sample) reads it with ``read.csv(na.strings = "")``, sets
 every numeric value outside the plausible range of the task's data dictionary
 to NA, keeps complete cases on the test's columns, and runs the family's
 canonical R call and the R call of every accepted alternative the record lists.
+For a closed-form task (no dataset) R runs the record's reference solution,
+which prints the answer block; its answer must equal the gold (numbers within
+1e-8, whole numbers and yes/no exactly).
 The script prints a per-family agreement table and exits 1 when any p-value
-disagrees (|z(p_record) - z(p_R)| >= 0.01, z capped at 8) or R fails.
+disagrees (|z(p_record) - z(p_R)| >= 0.01, z capped at 8), a closed-form answer
+differs, or R fails.
 
     python scripts/crosscheck_r.py corpus/ --per-method 10
 """
@@ -18,6 +22,7 @@ import argparse
 import json
 import math
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -26,13 +31,18 @@ from collections import defaultdict
 from pathlib import Path
 
 from taskfactory.corpus import iter_records
-from taskfactory.reference import fill, handling_r
+from taskfactory.reference import closed_reference, fill, handling_r
 from taskfactory.registry import families, get_family
 from taskfactory.catalogue import get_scenario
 from taskfactory.result import z_of_p
+from taskfactory.reward import Invalid, parse_answer
 
 TOLERANCE = 0.01
-COLUMNS = ["task_id", "data_id", "method", "scenario", "perturbation", "data_csv", "gold_p", "accepted"]
+CLOSED_TOLERANCE = 1e-8
+COLUMNS = ["task_id", "data_id", "method", "scenario", "perturbation", "data_csv", "gold_p", "accepted",
+           "answer_kind", "gold", "n", "dgp_params"]
+#: What a closed-form task's drawn numbers may look like before they enter R code.
+NUMBERS = re.compile(r"^[0-9.eE+-]{1,32}(, [0-9.eE+-]{1,32}){0,99}$")
 
 
 def r_string(text: str) -> str:
@@ -44,7 +54,7 @@ def sample_tasks(corpus: str, per_method: int, seed: int) -> list[dict]:
     by_cell = defaultdict(list)
     seen = set()
     for rec in iter_records(corpus, columns=COLUMNS):
-        if rec["data_id"] in seen or rec["data_csv"] is None:  # a question without a dataset has no test to run
+        if rec["data_id"] in seen:
             continue
         seen.add(rec["data_id"])
         by_cell[(rec["method"], rec["perturbation"])].append(rec)
@@ -54,6 +64,36 @@ def sample_tasks(corpus: str, per_method: int, seed: int) -> list[dict]:
         recs = by_cell[key]
         out.extend(recs if len(recs) <= per_method else rnd.sample(recs, per_method))
     return out
+
+
+def closed_reference_r(task: dict) -> str:
+    """The R reference of a closed-form task, rebuilt from its family's
+    template and its drawn numbers (never the record's code); numbers only."""
+    params = json.loads(task["dgp_params"])
+    if not isinstance(params, dict) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) or isinstance(v, str) and NUMBERS.match(v)
+            for v in params.values()):
+        sys.exit(f"error: task {task['task_id']}: dgp_params hold something other than numbers")
+    return closed_reference(get_family(task["method"]), {**params, "n": int(task["n"])}, "r")
+
+
+def closed_answer_error(task: dict, printed: str) -> float | None:
+    """How far the answer R printed for a closed-form task is from its gold
+    (0 for an exact match; inf when R printed no answer or a wrong whole number
+    or yes/no); None for a task with a dataset."""
+    if task["data_csv"] is not None:
+        return None
+    answer = parse_answer(printed.replace(" | ", "\n"), task["answer_kind"])
+    if isinstance(answer, Invalid):
+        return math.inf
+    gold = task["gold"]
+    errors = []
+    for field, value in answer.values.items():
+        if isinstance(value, float) and not isinstance(gold[field], bool):
+            errors.append(abs(value - gold[field]))
+        else:
+            errors.append(0.0 if value == gold[field] else math.inf)
+    return max(errors)
 
 
 def checks(task: dict) -> list[tuple[str, str, str, str, float]]:
@@ -93,6 +133,13 @@ def run_r(tasks: list[dict], workdir: Path) -> dict[str, str]:
     out_file = workdir / "r_pvalues.txt"
     parts = [f"out <- {r_string(str(out_file))}", "invisible(file.create(out))"]
     for i, task in enumerate(tasks):
+        if task["data_csv"] is None:
+            tid = r_string(task["task_id"])
+            parts.append(f"tryCatch({{\n    txt <- capture.output({{\n{closed_reference_r(task)}}})\n    cat({tid}, "
+                         f"paste(txt, collapse = \" | \"), \"\\n\", file = out, append = TRUE)\n}}, error = function(e) "
+                         f"cat({tid}, \"ERROR\", gsub(\"[\\r\\n]\", \" \", conditionMessage(e)), \"\\n\", file = out, "
+                         "append = TRUE))\n")
+            continue
         csv_path = workdir / f"{i:05d}.csv"
         csv_path.write_text(task["data_csv"], encoding="utf-8")
         for check_id, _, r_code, r_pvalue, _ in checks(task):
@@ -143,6 +190,17 @@ def main(argv=None) -> int:
         r_out = run_r(tasks, Path(tmp))
     rows, table = [], defaultdict(lambda: {"tasks": 0, "worst": 0.0, "failed": 0})
     for t in tasks:
+        error = closed_answer_error(t, r_out.get(t["task_id"], "ERROR no output"))
+        if error is not None:
+            cell = table[f"{t['method']} (answer)"]
+            cell["tasks"] += 1
+            cell["worst"] = max(cell["worst"], error)
+            rows.append({"task_id": t["task_id"], "check": "answer", "method": t["method"], "error": error,
+                         "r_output": r_out.get(t["task_id"])})
+            if not error < CLOSED_TOLERANCE:
+                cell["failed"] += 1
+                print(f"DISAGREE {t['task_id']}: gold {t['gold']}, R printed {r_out.get(t['task_id'])!r}")
+            continue
         for check_id, label, _, _, recorded in checks(t):
             key = f"{t['method']}/{t['perturbation']}" + ("" if label == "gold" else f" ({label})")
             cell = table[key]
@@ -171,7 +229,7 @@ def main(argv=None) -> int:
         print(f"{key:<56} {c['tasks']:>6} {c['worst']:>12.2e} {c['failed']:>7}")
     failed = sum(c["failed"] for c in table.values())
     worst = max((c["worst"] for c in table.values()), default=0.0)
-    print(f"checked {len(tasks)} tasks ({len(rows)} p-values) over {len(table)} cells; worst |dz| = {worst:.2e}; "
+    print(f"checked {len(tasks)} tasks ({len(rows)} p-values and answers) over {len(table)} cells; worst |dz| = {worst:.2e}; "
           f"disagreements: {failed}")
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(rows, indent=1))

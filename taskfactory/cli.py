@@ -312,6 +312,10 @@ def methods(as_json):
         click.echo(f"{d['name']:<26} {d['canonical']}")
         if d["accepted"]:
             click.echo(f"{'':<26} also accepted: {'; '.join(d['accepted'])}")
+        if not d["has_data"]:
+            click.echo(f"{'':<26} no dataset: the question states its numbers; answer: {d['answer']}; "
+                       f"n at least {d['min_n']}; {len(d['scenarios'])} scenarios")
+            continue
         click.echo(f"{'':<26} naive: {d['naive'] or '-'}; medium: {d['medium']:g} ({d['effect_unit']}); "
                    f"n counts {d['n_unit']}, at least {d['min_n']}; {len(d['scenarios'])} scenarios of "
                    f"{d['question_kind']}")

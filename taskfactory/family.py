@@ -268,6 +268,7 @@ class Family(ABC):
             "accepted": [alt.call for alt in self.accepted],
             "roles": dict(self.roles),
             "n_unit": self.n_unit,
+            "has_data": self.has_data,
             "answer": self.answer.kind,
             "min_n": self.min_n,
             "medium": self.medium,

@@ -184,7 +184,7 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
 
 def _closed_form(family, cond: Condition, data_id: str, attempt: int, stream: tuple) -> Dataset:
     """The task of a family without a dataset: its gold from ``solve``."""
-    values = {**cond.params, **cond.roles}
+    values = {**cond.params, **cond.roles, "n": cond.n}
     return Dataset(data_id=data_id, attempt=attempt, condition=cond, stream=stream, csv_text=None, n_rows=None,
                    gold=None, naive=None, kept=None, n_blank_cells=0, n_impossible_values=0,
                    reference_r=closed_reference(family, values, "r"), reference_py=closed_reference(family, values, "py"),

@@ -12,4 +12,5 @@ CATALOGUE = (
     "one_way_anova", "welch_anova", "kruskal_wallis",
     "chi_square_independence", "two_proportion_z",
     "pearson", "spearman",
+    "wilson_ci", "two_prop", "two_prop_z", "sample_size", "holm",
 )

@@ -5,19 +5,9 @@ from __future__ import annotations
 
 import math
 
-from scipy.stats import norm
-
 from taskfactory.answers import INTERVAL
 from taskfactory.family import Family
-
-
-def wilson(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """R's prop.test(successes, n, correct = FALSE)$conf.int."""
-    z = float(norm.isf((1.0 - level) / 2.0))
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
+from taskfactory.methods._proportions import wilson
 
 
 class ToyWilson(Family):
