@@ -14,7 +14,7 @@ import pyarrow.csv as pacsv
 from .condition import Condition
 from .errors import DataError, InputError
 from .family import Alternative
-from .registry import get_family
+from .registry import families, family_names, get_family
 from .result import TestResult
 
 
@@ -171,6 +171,11 @@ def analyse(method: str, data: pd.DataFrame, roles: dict, alpha: float = 0.05, r
     named twice or missing, too few rows, no variation). Both are
     :class:`~taskfactory.errors.TaskFactoryError`.
     """
+    analysable = [f.name for f in families() if f.has_data]
+    if method not in analysable:
+        known = isinstance(method, str) and method in family_names()
+        what = "asks a question without a dataset" if known else "is not a method"
+        raise InputError(f"{method!r} {what}; analyse takes {', '.join(analysable)}")
     family = get_family(method)
     _check_arguments(family, data, roles, alpha, ranges)
     condition = Condition(method=method, roles=dict(roles), alpha=alpha)

@@ -440,6 +440,11 @@ def load_grid(grid, source: str | None = None) -> Grid:
                     _err(source, "exclude", f"{key} '{v}' is not in the grid; allowed: {shown}")
             clean[key] = tuple(values)
         exclude.append(clean)
+    spoiling = tuple(p for p in perts if p != "none")
+    closed = tuple(m for m in methods if not get_family(m).has_data)
+    if raw["methods"] == "all" and closed and spoiling:
+        # `all` takes the closed-form families without the perturbations that spoil a dataset they lack
+        exclude.append({"method": closed, "perturbation": spoiling})
 
     split = raw.get("split")
     if split is not None:

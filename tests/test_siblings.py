@@ -12,7 +12,7 @@ from taskfactory.catalogue import load_scenarios, siblings
 from taskfactory.prompts import CONVENTIONS
 from taskfactory.task import record
 
-from conftest import ROOT, dataset, small_grid
+from conftest import FAMILIES, ROOT, dataset, small_grid
 
 KINDS = sorted({f.question_kind for f in tf.families() if len(siblings(f.question_kind)) > 1})
 #: Words that name a test or a family of tests: no hint may use them.
@@ -55,7 +55,7 @@ def test_basic_prompts_of_siblings_and_effects_are_identical(kind, perturbation)
     assert len(csvs) == 2 * len(names)
 
 
-@pytest.mark.parametrize("method", [f.name for f in tf.families()])
+@pytest.mark.parametrize("method", FAMILIES)
 def test_every_prompt_states_the_conventions_and_hints_name_no_test(method):
     n = max(tf.get_family(method).min_n, 60)
     grid = small_grid(method, n=n, perturbations=["missing"])
