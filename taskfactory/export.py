@@ -46,7 +46,7 @@ ABILITY = "statistics"
 COLUMNS = ["task_id", "split", "method", "scenario", "n", "effect", "prompt_style", "perturbation", "trap",
            "prompt", "data_csv", "data_filename", "answer_kind", "gold", "accepted"]
 #: The verifiers API the exported environment is written for.
-VERIFIERS_API = "verifiers>=0.1.3,<0.5"
+VERIFIERS_API = "verifiers>=0.3,<0.4"   # SingleTurnEnv and Rubric; 0.4 moved to another API
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.csv$")
 
 
