@@ -5,9 +5,11 @@ verifiers is installed."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import sys
+from types import SimpleNamespace
 
 import pyarrow.parquet as pq
 import pytest
@@ -133,6 +135,13 @@ def test_inspect_task_loads_with_files_and_scores(corpus, tmp_path, monkeypatch)
     assert name.endswith(".csv") and open(path).read().startswith(next(iter_records(corpus))["data_csv"][:20])
     task = module.taskfactory(split="train")
     assert len(task.dataset) == len(samples)
+    from inspect_ai.scorer import Target
+    gold = json.loads(sample.target)["gold"]
+    score = module.taskfactory_reward()
+    for text, value in ((f"P_VALUE: {gold['p_value']!r}\nDECISION: {gold['decision']}", 1.0), ("no answer", 0.0)):
+        state = SimpleNamespace(output=SimpleNamespace(completion=text))   # what the scorer reads of a TaskState
+        got = asyncio.run(score(state, Target(sample.target)))
+        assert got.value["reward"] == value and got.value["strict"] == value
 
 
 def test_verifiers_environment_loads_where_verifiers_is_installed(corpus, tmp_path):
