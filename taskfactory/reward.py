@@ -28,8 +28,10 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 from .answers import KINDS, P_VALUE, capped_z
+from .errors import InputError
 from .testnames import TestName, identify
 
 #: Weights of the p-value and decision parts of the reward, and sigma.
@@ -83,7 +85,7 @@ def parse_number(text: str) -> float | Invalid:
     ``1.2 x 10^-5``, ``1.2×10⁻⁵``, ``-3.5``)."""
     value = _clean(text)
     if "%" in value:
-        return Invalid(f"'{text.strip()}' is a percentage")
+        return Invalid(f"'{text.strip()[:60]}' is a percentage")
     m = _NUMBER.match(value.lower())
     if not m:
         several = len(re.findall(r"\d+(?:\.\d+)?", value)) > 1
@@ -115,7 +117,7 @@ def parse_p_value(text: str) -> float | Invalid:
     x = parse_number(value)
     if isinstance(x, Invalid):
         return x
-    if not (0.0 <= x <= 1.0) or math.isnan(x):
+    if not 0.0 <= x <= 1.0:
         return Invalid(f"p-value {x:g} is outside [0, 1]")
     return x
 
@@ -368,42 +370,41 @@ def _task_fields(task) -> tuple[str, dict, list]:
     return str(task.get("method", "")), dict(gold), list(task.get("accepted") or [])
 
 
-def _names(family_name: str):
-    """(canonical name, {alternative method: name}, every name the families know)."""
+def _names(family_name: str) -> tuple[TestName | None, dict[str, TestName]]:
+    """(the canonical test's name, {accepted alternative's method: its name})
+    of a family; (None, {}) for a family this installation does not know."""
     from .registry import get_family
 
     try:
         family = get_family(family_name)
-    except Exception:
-        return None, {}, _all_names()
-    return family.test_name, {a.method: a.name for a in family.accepted}, _all_names()
+    except InputError:
+        return None, {}
+    return family.test_name, {a.method: a.name for a in family.accepted}
 
 
-_ALL_NAMES: list[TestName] = []
+def _vocabulary() -> list[TestName]:
+    """Every test name the registered families know, once each."""
+    from .registry import families
+
+    return _names_of(tuple(families()))
 
 
-def _all_names() -> list[TestName]:
-    if not _ALL_NAMES:
-        from .registry import families
+@lru_cache(maxsize=4)
+def _names_of(registered: tuple) -> list[TestName]:
+    names = (n for f in registered for n in (f.test_name, f.naive_name, *(a.name for a in f.accepted)))
+    return list(dict.fromkeys(n for n in names if n is not None))
 
-        seen = {}
-        for f in families():
-            for name in (f.test_name, f.naive_name, *(a.name for a in f.accepted)):
-                if name is not None:
-                    seen.setdefault(name, None)
-        _ALL_NAMES.extend(seen)
-    return _ALL_NAMES
+
+def _identify(method_line: str, canonical: TestName | None, alternatives: dict) -> tuple[TestName | None, str | None]:
+    prefer = [n for n in (canonical, *alternatives.values()) if n is not None]
+    named = identify(method_line, _vocabulary() + prefer, prefer)
+    return named, next((m for m, n in alternatives.items() if n == named), None)
 
 
 def named_test(task, method_line: str | None) -> tuple[TestName | None, str | None]:
     """(the test ``method_line`` names, the accepted alternative of ``task`` it
     is, or None when it is the canonical test or another one)."""
-    family_name, _, _ = _task_fields(task)
-    canonical, alternatives, vocabulary = _names(family_name)
-    prefer = [n for n in (canonical, *alternatives.values()) if n is not None]
-    named = identify(method_line or "", vocabulary + [n for n in prefer if n not in vocabulary], prefer)
-    alt = next((m for m, n in alternatives.items() if n == named), None)
-    return named, alt
+    return _identify(method_line or "", *_names(_task_fields(task)[0]))
 
 
 def reward(task, completion, method_aware: bool = True) -> RewardResult:
@@ -413,12 +414,12 @@ def reward(task, completion, method_aware: bool = True) -> RewardResult:
     answer = completion if isinstance(completion, (Answer, Invalid)) else parse_answer(completion, kind)
     if kind != "p_value":
         return _closed_form(answer, gold, kind)
-    canonical, alternatives, _ = _names(family_name)
+    canonical, alternatives = _names(family_name)
     reference = {"method": canonical.label if canonical else family_name, "p_value": gold["p_value"],
                  "decision": gold["decision"]}
     if isinstance(answer, Invalid):
         return _invalid(answer.reason, reference["method"])
-    named, alt = named_test(task, answer.method) if answer.method else (None, None)
+    named, alt = _identify(answer.method, canonical, alternatives) if answer.method else (None, None)
     if method_aware and alt is not None:
         row = next((a for a in accepted if a.get("method") == alt and a.get("p_value") is not None), None)
         if row is not None:
@@ -446,7 +447,7 @@ def _closed_form(answer, gold: dict, kind: str) -> RewardResult:
 def sft_keep(task, completion, method_aware: bool = True) -> bool:
     """The paper's SFT filter: keep a trajectory when its decision matches and
     |log10 p_hat - log10 p*| <= 1 (p* the p-value it was graded against)."""
-    family_name, gold, accepted = _task_fields(task)
+    _, gold, accepted = _task_fields(task)
     if gold["kind"] != "p_value":
         return reward(task, completion).strict
     answer = completion if isinstance(completion, (Answer, Invalid)) else parse_answer(completion)
