@@ -49,7 +49,8 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     for method in methods:
         for n in args.n:
-            if n < tf.get_family(method).min_n:
+            family = tf.get_family(method)
+            if n < family.min_n or (family.max_n is not None and n > family.max_n):
                 continue
             null = reject_share(method, "null", n, args.seeds)
             border = reject_share(method, "borderline", n, args.seeds)

@@ -11,7 +11,8 @@ and measures two things:
   majority rate plus 5 points.
 - **data**: a small rule set that looks only at the released data (normality
   of the within-group studentized residuals, of the paired differences or of
-  each variable, after the canonical handling) and picks a family; it should pick the canonical test or
+  each variable; the smallest expected count of a 2 x 2 table; after the
+  canonical handling) and picks a family; it should pick the canonical test or
   an accepted alternative in at least 90 % of tasks at N >= 60.
 
     python scripts/bench_siblings.py [--corpus DIR] [--seeds 4] [--n 60 200]
@@ -49,9 +50,12 @@ def kinds() -> dict[str, list[str]]:
 
 
 def grid(seeds: int, n=(60, 200)) -> dict:
+    """The sibling families at sizes ``n``, each where its range of N allows."""
     methods = [name for names in kinds().values() for name in names]
+    outside = [{"method": m, "n": k} for m in methods for k in n
+               if k < tf.get_family(m).min_n or k > (tf.get_family(m).max_n or k)]
     return {"name": "siblings", "seed": 29, "methods": methods, "n": list(n), "effects": ["null", "medium"],
-            "prompt_styles": ["basic"], "perturbations": ["none", "missing"], "seeds": seeds}
+            "prompt_styles": ["basic"], "perturbations": ["none", "missing"], "seeds": seeds, "exclude": outside}
 
 
 def _not_normal(x: np.ndarray) -> bool:
@@ -81,6 +85,10 @@ def choose(kind: str, data, roles: dict) -> str:
     if kind == "association":
         skewed = any(_not_normal(data[roles[r]].to_numpy(float)) for r in ("x", "y"))
         return "spearman" if skewed else "pearson"
+    if kind == "two_proportions":
+        counts = data.groupby([roles["group"], roles["outcome"]]).size().unstack(fill_value=0).to_numpy(float)
+        expected = np.outer(counts.sum(axis=1), counts.sum(axis=0)) / counts.sum()
+        return "fisher_exact" if counts.shape != (2, 2) or expected.min() < 5 else "two_proportion_z"
     raise ValueError(f"no rule for question kind '{kind}'")
 
 

@@ -94,7 +94,8 @@ def run_test(family, condition, data: pd.DataFrame, ranges: dict | None = None,
     else:
         raise ValueError(f"which ({which!r}) must be 'analyse', 'naive' or an accepted alternative")
     res = func(condition, d)
-    if not (isinstance(res.pvalue, float) and 0.0 <= res.pvalue <= 1.0 and math.isfinite(res.statistic)):
+    if not (isinstance(res.pvalue, float) and 0.0 <= res.pvalue <= 1.0
+            and (res.statistic is None or math.isfinite(res.statistic))):
         name = which.method if isinstance(which, Alternative) else which
         raise DataError(f"{name} gave p = {res.pvalue!r}, statistic = {res.statistic!r}")
     if res.n is None:

@@ -317,7 +317,9 @@ def methods(as_json):
                        f"n at least {d['min_n']}; {len(d['scenarios'])} scenarios")
             continue
         click.echo(f"{'':<26} naive: {d['naive'] or '-'}; medium: {d['medium']:g} ({d['effect_unit']}); "
-                   f"n counts {d['n_unit']}, at least {d['min_n']}; {len(d['scenarios'])} scenarios of "
+                   f"n counts {d['n_unit']}, at least {d['min_n']}"
+                   + (f", at most {d['max_n']}" if d["max_n"] is not None else "")
+                   + f"; {len(d['scenarios'])} scenarios of "
                    f"{d['question_kind']}")
 
 

@@ -117,6 +117,9 @@ class Family(ABC):
     roles: ClassVar[dict[str, str]]
     n_unit: ClassVar[str] = "rows"
     min_n: ClassVar[int] = 10
+    #: The largest N the family's design makes sense at (None: no limit); a
+    #: small-sample family (an exact test of sparse counts) sets it.
+    max_n: ClassVar[int | None] = None
     answer: ClassVar[AnswerSpec] = P_VALUE
 
     # -- design and DGP -------------------------------------------------------------
@@ -271,6 +274,7 @@ class Family(ABC):
             "has_data": self.has_data,
             "answer": self.answer.kind,
             "min_n": self.min_n,
+            "max_n": self.max_n,
             "medium": self.medium,
             "effect_unit": self.effect_unit,
         }

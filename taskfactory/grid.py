@@ -440,11 +440,18 @@ def load_grid(grid, source: str | None = None) -> Grid:
                     _err(source, "exclude", f"{key} '{v}' is not in the grid; allowed: {shown}")
             clean[key] = tuple(values)
         exclude.append(clean)
-    spoiling = tuple(p for p in perts if p != "none")
-    closed = tuple(m for m in methods if not get_family(m).has_data)
-    if raw["methods"] == "all" and closed and spoiling:
-        # `all` takes the closed-form families without the perturbations that spoil a dataset they lack
-        exclude.append({"method": closed, "perturbation": spoiling})
+    if raw["methods"] == "all":
+        # `all` takes each family where it applies: without the perturbations that spoil a dataset a
+        # closed-form family lacks, and at the sizes inside its range of N
+        spoiling = tuple(p for p in perts if p != "none")
+        closed = tuple(m for m in methods if not get_family(m).has_data)
+        if closed and spoiling:
+            exclude.append({"method": closed, "perturbation": spoiling})
+        for m in methods:
+            fam = get_family(m)
+            outside = tuple(k for k in ns if k < fam.min_n or (fam.max_n is not None and k > fam.max_n))
+            if outside:
+                exclude.append({"method": (m,), "n": outside})
 
     split = raw.get("split")
     if split is not None:
@@ -471,6 +478,9 @@ def load_grid(grid, source: str | None = None) -> Grid:
                 _err(source, "perturbations", f"'{pert}' spoils a dataset, and '{method}' asks a question without "
                      f"one; exclude {{method: {method}, perturbation: {pert}}}")
         for n in ns:
+            if fam.max_n is not None and n > fam.max_n and not g.excluded(method=method, n=n):
+                _err(source, "n", f"{n} is above the maximum N of '{method}' ({fam.max_n}); lower it or exclude "
+                     f"{{method: {method}, n: {n}}}")
             if n < fam.min_n and not g.excluded(method=method, n=n):
                 _err(source, "n", f"{n} is below the minimum N of '{method}' ({fam.min_n}); raise it or exclude "
                      f"{{method: {method}, n: {n}}}")

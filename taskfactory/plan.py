@@ -168,7 +168,7 @@ def check_clipping(g: Grid) -> None:
 
 @lru_cache(maxsize=None)
 def probe_clipping(root: str, method: str, scenario: str) -> None:
-    """Draw clean datasets of ``PROBE_N`` rows at the null and the medium effect
+    """Draw clean datasets of ``PROBE_N`` rows (or the family's maximum N) at the null and the medium effect
     and raise :class:`ScenarioError` when a numeric column's plausible range
     clips more than ``SCENARIO_CLIPPED_SHARE`` of its values, or when drawing fails.
     ``root`` (the scenario folder) keys the cache only."""
@@ -177,6 +177,7 @@ def probe_clipping(root: str, method: str, scenario: str) -> None:
     family, scen = get_family(method), get_scenario(method, scenario)
     where = f"{scen.source or f'scenarios/{family.question_kind}.yaml'}, scenario '{scen.id}' ({method})"
     ranges = scen.ranges()
+    n = PROBE_N if family.max_n is None else min(PROBE_N, family.max_n)
     for effect in PROBE_EFFECTS:
         clipped, rows = Counter(), 0
         for draw in range(PROBE_DRAWS):
@@ -186,10 +187,10 @@ def probe_clipping(root: str, method: str, scenario: str) -> None:
                     warnings.simplefilter("error")
                     for cat in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
                         warnings.simplefilter("ignore", cat)
-                    cond = draw_condition(family, scen, PROBE_N, EffectLevel(effect), "none", 0.05, rng)
+                    cond = draw_condition(family, scen, n, EffectLevel(effect), "none", 0.05, rng)
                     frame = family.generate(cond, rng)
             except (ValueError, TypeError, ArithmeticError, LookupError, DataError, Warning) as exc:
-                raise ScenarioError(f"{where}: drawing a dataset of {PROBE_N} rows at the {effect} effect fails "
+                raise ScenarioError(f"{where}: drawing a dataset of {n} rows at the {effect} effect fails "
                                     f"({type(exc).__name__}: {' '.join(str(exc).split())})") from None
             clipped.update(frame.attrs["clipped"])
             rows += len(frame)

@@ -37,7 +37,8 @@ class TestResult:
     """Outcome of one hypothesis test.
 
     ``statistic`` is the statistic R prints for the canonical call (``t``, ``W``,
-    ``V``, ``F``, ``X-squared``, ``S`` ...), named by ``statistic_name``; ``df``
+    ``V``, ``F``, ``X-squared``, ``S`` ...), named by ``statistic_name``
+    (None for an exact test that prints none, such as ``fisher.test``); ``df``
     holds its degrees of freedom (empty for exact and z tests); ``estimate`` is
     the effect estimate R reports, when it reports one; ``n`` is the number of
     rows the test used. A model's result also holds its table of ``terms`` and
@@ -47,7 +48,7 @@ class TestResult:
 
     __test__ = False  # not a pytest test class
 
-    statistic: float
+    statistic: float | None
     pvalue: float
     method: str
     df: tuple[float, ...] = ()

@@ -24,6 +24,13 @@ PINNED = {
 }
 
 
+def fit_n(method: str, n: int) -> int:
+    """``n`` moved inside the family's range of N (its minimum and maximum)."""
+    family = tf.get_family(method)
+    n = max(n, family.min_n)
+    return n if family.max_n is None else min(n, family.max_n)
+
+
 def small_grid(method, n=30, seeds=1, seed=7, **extra):
     return tf.load_grid({"seed": seed, "methods": [method], "n": [n], "seeds": seeds, **extra})
 
@@ -41,6 +48,9 @@ def dataset(grid, method, scenario, n, effect="null", seed=0, style="basic", per
 #: correction): the R call of the uncorrected accepted alternative, whose
 #: p-values are the uniform ones under the null.
 CONSERVATIVE = {"two_proportion_z": "prop.test(successes, totals, correct = FALSE)"}
+#: Exact tests of sparse counts: their null p-values are discrete and conservative,
+#: and no accepted test is uniform either; the null check is the type I error alone.
+DISCRETE = {"fisher_exact"}
 
 
 def null_p(method: str, ds: Dataset) -> float:

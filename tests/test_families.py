@@ -20,7 +20,7 @@ from scipy import stats
 import taskfactory as tf
 from taskfactory.script import emitted_source
 
-from conftest import CONSERVATIVE, FAMILIES, dataset, null_p, run_python, small_grid
+from conftest import CONSERVATIVE, DISCRETE, FAMILIES, dataset, fit_n, null_p, run_python, small_grid
 
 NULL_SEEDS = 300
 BORDER_SEEDS = 200
@@ -102,10 +102,13 @@ def _gold_ps(method, effect, n, seeds, uniform: bool = False):
 def test_null_p_values_are_uniform(method):
     n = max(tf.get_family(method).min_n, 30)
     ps = _gold_ps(method, "null", n, NULL_SEEDS, uniform=True)
-    ks = stats.kstest(ps, "uniform")
-    assert ks.pvalue > 0.001, f"KS p = {ks.pvalue:.2e}"
     rate = float(np.mean(ps < 0.05))
     se = np.sqrt(0.05 * 0.95 / NULL_SEEDS)
+    if method in DISCRETE:   # an exact test of sparse counts: conservative, its p far from uniform
+        assert rate < 0.05 + 3.5 * se, f"type I error {rate:.3f}"
+        return
+    ks = stats.kstest(ps, "uniform")
+    assert ks.pvalue > 0.001, f"KS p = {ks.pvalue:.2e}"
     assert abs(rate - 0.05) < 3.5 * se, f"type I error {rate:.3f}"
     if method in CONSERVATIVE:
         gold = _gold_ps(method, "null", n, NULL_SEEDS)
@@ -115,7 +118,7 @@ def test_null_p_values_are_uniform(method):
 @pytest.mark.slow
 @pytest.mark.parametrize("method", FAMILIES)
 def test_borderline_rejects_about_half_the_time(method):
-    ps = _gold_ps(method, "borderline", 120, BORDER_SEEDS)
+    ps = _gold_ps(method, "borderline", fit_n(method, 120), BORDER_SEEDS)
     share = float(np.mean(ps < 0.05))
     assert 0.35 <= share <= 0.65, f"reject share {share:.2f}"
     assert 0.02 <= float(np.median(ps)) <= 0.12, f"median p {np.median(ps):.3f}"
@@ -124,24 +127,26 @@ def test_borderline_rejects_about_half_the_time(method):
 @pytest.mark.slow
 @pytest.mark.parametrize("method", FAMILIES)
 def test_medium_effect_grows_with_n(method):
-    small = _gold_ps(method, "medium", max(tf.get_family(method).min_n, 30), 40)
-    large = _gold_ps(method, "medium", 800, 20)
+    small = _gold_ps(method, "medium", fit_n(method, 30), 40)
+    large = _gold_ps(method, "medium", fit_n(method, 800), 20)
     assert np.mean(large < 0.05) > np.mean(small < 0.05)
-    assert np.mean(large < 0.05) >= 0.9
+    if tf.get_family(method).max_n is None:   # a small-sample design cannot reach high power
+        assert np.mean(large < 0.05) >= 0.9
 
 
 @pytest.mark.parametrize("method", FAMILIES)
 def test_generated_values_stay_inside_plausible_ranges(method):
     """The generator clips to the plausible ranges; it should almost never need to."""
     fam = tf.get_family(method)
-    grid = small_grid(method, n=1000)
+    n = fit_n(method, 1000)
+    grid = small_grid(method, n=n)
     for scen in tf.load_scenarios(method):
         for effect in ("null", "medium"):
-            _, ds = dataset(grid, method, scen.id, 1000, effect)
+            _, ds = dataset(grid, method, scen.id, n, effect)
             rng = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=ds.stream))
             frame = fam.generate(ds.condition, rng)
             for name, count in frame.attrs["clipped"].items():
-                assert count <= 10, f"{scen.id}.{name}: {count} of 1000 values clipped to the range"
+                assert count <= max(1, n // 100), f"{scen.id}.{name}: {count} of {n} values clipped to the range"
 
 
 @pytest.mark.parametrize("method", FAMILIES)

@@ -13,7 +13,7 @@ from taskfactory import perturb
 from taskfactory.kit import blank_cells, relate
 from taskfactory.task import record
 
-from conftest import FAMILIES, dataset, null_p, small_grid
+from conftest import FAMILIES, dataset, fit_n, null_p, small_grid
 
 KINDS = ["missing", "extreme", "missing+extreme"]
 
@@ -31,7 +31,7 @@ def spoiled(ds, scen, family):
 @pytest.mark.parametrize("kind", KINDS)
 def test_recorded_counts_match_the_csv(method, kind):
     family = tf.get_family(method)
-    n = max(family.min_n, 120)
+    n = fit_n(method, 120)
     grid = small_grid(method, n=n, perturbations=[kind])
     for scen in tf.load_scenarios(method)[:3]:
         c, ds = dataset(grid, method, scen.id, n, "medium", perturbation=kind)
@@ -138,7 +138,7 @@ def test_keeping_impossible_values_is_a_trap_and_guided_prompts_say_so():
 @pytest.mark.slow
 @pytest.mark.parametrize("method", FAMILIES)
 def test_null_p_values_stay_uniform_under_missing_cells(method):
-    n = max(tf.get_family(method).min_n, 30)
+    n = fit_n(method, 30)
     grid = small_grid(method, n=n, seed=13, perturbations=["missing"])
     scenarios = [s.id for s in tf.load_scenarios(method)]
     ps = np.array([null_p(method, dataset(grid, method, scenarios[k % len(scenarios)], n, "null", seed=k,

@@ -10,7 +10,7 @@ name starts with ``_`` holds shared helpers and registers nothing.
 CATALOGUE = (
     "one_sample_t", "paired_t", "welch_t", "mann_whitney", "wilcoxon_signed_rank",
     "one_way_anova", "welch_anova", "kruskal_wallis",
-    "chi_square_independence", "two_proportion_z",
+    "chi_square_independence", "two_proportion_z", "fisher_exact",
     "pearson", "spearman",
     "wilson_ci", "two_prop", "two_prop_z", "sample_size", "holm",
 )

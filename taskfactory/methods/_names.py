@@ -49,6 +49,9 @@ SPEARMAN = TestName("Spearman rank correlation test", (
 KENDALL = TestName("Kendall rank correlation test", (
     "kendall", "kendall tau", "kendall rank correlation", "cor test method kendall", "kendall tau b"))
 
+FISHER = TestName("Fisher's exact test", (
+    "fisher", "fisher exact", "fisher exact test", "fisher test", "exact test for count data",
+    "fisher exact test for count data", "hypergeometric test"))
 CHI_SQUARE = TestName("Pearson chi-square test of independence", (
     "chi square", "chi square test", "pearson chi square", "chi square test of independence", "chisq test",
     "test of independence", "chi square test of association"))

@@ -69,8 +69,9 @@ def generate(condition, rng):
     })
 
 
-def prop_test(condition, data, correct: bool) -> TestResult:
-    """``prop.test(successes, totals, correct = correct)`` on the two groups."""
+def counts_2x2(condition, data) -> np.ndarray:
+    """The 2 x 2 table of ``group`` (rows, R's sorted order) by ``outcome``
+    (columns: the ``positive`` level, then the other)."""
     outcome, group = condition.roles["outcome"], condition.roles["group"]
     positive = str(condition.roles["positive"])
     g = data[group].astype(str).to_numpy()
@@ -78,8 +79,17 @@ def prop_test(condition, data, correct: bool) -> TestResult:
     levels = sorted(set(g))
     require(len(levels) == 2, f"'{group}' has {len(levels)} levels, the test needs 2")
     require(len(set(y)) <= 2, f"'{outcome}' has {len(set(y))} levels, the test needs a binary outcome")
-    x = np.array([np.sum(y[g == lv] == positive) for lv in levels], dtype=float)
-    n = np.array([np.sum(g == lv) for lv in levels], dtype=float)
+    x = [int(np.sum(y[g == lv] == positive)) for lv in levels]
+    n = [int(np.sum(g == lv)) for lv in levels]
+    return np.array([[x[0], n[0] - x[0]], [x[1], n[1] - x[1]]])
+
+
+def prop_test(condition, data, correct: bool) -> TestResult:
+    """``prop.test(successes, totals, correct = correct)`` on the two groups."""
+    table = counts_2x2(condition, data)
+    x, n = table[:, 0].astype(float), table.sum(axis=1).astype(float)
+    positive = str(condition.roles["positive"])
+    group = condition.roles["group"]
     require(bool(np.all(x > 0) and np.all(x < n)),
             f"a level of '{group}' has no '{positive}' or no other outcome")
     pooled = x.sum() / n.sum()

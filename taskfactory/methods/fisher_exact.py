@@ -1,0 +1,248 @@
+"""Fisher's exact test of a sparse 2 x 2 table.
+
+R: ``fisher.test(table(group, outcome))``. The two-sided p sums the
+conditional (hypergeometric) probabilities of the tables with the observed
+margins that are no more likely than the observed one, R's relative tolerance
+1e-7 included; the estimate is R's conditional maximum-likelihood odds ratio.
+R prints no statistic.
+
+The data are the two-proportions question of `two_proportion_z` on a small
+sample with a rare outcome: an expected count under independence is below 5,
+so the large-sample test of the table (``chisq.test``, the tempting one, which
+R warns about) is not to be trusted. One group has the baseline rate, the
+other's odds differ by the effect (a log odds ratio, in the scenario's
+direction), see :func:`rates`.
+"""
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from scipy import optimize, stats
+
+from ..kit import column_spec, finish, labels_for, split_sizes
+from ..family import Family
+from ..registry import register
+from ..result import TestResult
+from ..scenarios import require_direction
+from . import _describe
+from ._common import require
+from ._names import CHI_SQUARE, FISHER
+from .two_proportion_z import counts_2x2
+
+#: The range of the expected count of the rarer outcome in the smaller group
+#: with no effect: sparse enough that an effect the test can see leaves the
+#: table sparse.
+BASE_EXPECTED = (1.0, 3.0)
+#: An expected count below this makes a table sparse (R's chisq.test warns).
+SPARSE_EXPECTED = 5.0
+#: Tables drawn, at most, until one is sparse (the margins decide, so Fisher's
+#: test, which conditions on them, stays exact).
+SPARSE_DRAWS = 1000
+#: The largest log odds ratio calibration goes to (an odds ratio of about 3000).
+MAX_LOG_OR = 8.0
+Z_CRITICAL = float(stats.norm.isf(0.025))
+EPS = float(np.finfo(float).eps)
+R_UNIROOT_TOL = EPS ** 0.25
+#: R's relative tolerance in comparing table probabilities.
+REL_ERR = 1.0 + 1e-7
+METHOD = "Fisher's Exact Test for Count Data"
+
+
+def rates(params, effect):
+    """The two groups' rates of the positive outcome. The effect moves the
+    second group's log odds by ``direction * effect`` against the first; the
+    group the effect leaves with fewer of the rarer outcome keeps the baseline,
+    so the effect always adds to the rare cells and is not capped at 0 or 1."""
+    logit = np.log(params["baseline"] / (1.0 - params["baseline"]))
+    shift = params["direction"] * effect
+    rare_is_positive = params["baseline"] < 0.5
+    if (shift > 0) == rare_is_positive:   # the second group has more of the rare outcome
+        logits = np.array([logit, logit + shift])
+    else:
+        logits = np.array([logit - shift, logit])
+    return 1.0 / (1.0 + np.exp(-logits))
+
+
+def sparse(sizes, events) -> bool:
+    """Some expected count of the 2 x 2 table with these group ``sizes`` and
+    ``events`` positive outcomes in all is below 5 (R's warning)."""
+    n = sizes[0] + sizes[1]
+    return min(sizes[0], sizes[1]) * min(events, n - events) < SPARSE_EXPECTED * n
+
+
+def generate(condition, rng):
+    params = condition.params
+    groups = column_spec(condition, "group")["levels"]
+    positive = condition.roles["positive"]
+    negative = next(lv for lv in column_spec(condition, "outcome")["levels"] if lv != positive)
+    sizes = split_sizes(condition.n, [params["share"], 1.0 - params["share"]])
+    chance = np.repeat(rates(params, condition.effect_value), sizes)
+    for _ in range(SPARSE_DRAWS):   # a table whose margins give an expected count below 5
+        success = rng.random(condition.n) < chance
+        if sparse(sizes, int(success.sum())):
+            break
+    return finish(condition, rng, {
+        condition.roles["outcome"]: np.where(success, positive, negative).astype(object),
+        condition.roles["group"]: labels_for(groups, sizes),
+    })
+
+
+def fisher_2x2(table: np.ndarray) -> TestResult:
+    """R's ``fisher.test`` on a 2 x 2 table (rows: groups, columns: outcomes)."""
+    table = np.asarray(table, dtype=int)
+    m, n, k, x = int(table[:, 0].sum()), int(table[:, 1].sum()), int(table[0].sum()), int(table[0, 0])
+    lo, hi = max(0, k - n), min(k, m)
+    support = np.arange(lo, hi + 1)
+    logdc = stats.hypergeom.logpmf(support, m + n, m, k)
+    d = np.exp(logdc - logdc.max())
+    d /= d.sum()
+    pvalue = float(min(1.0, d[d <= d[x - lo] * REL_ERR].sum()))
+    return TestResult(statistic=None, pvalue=pvalue, method=METHOD, estimate=_conditional_mle(logdc, support, x),
+                      n=int(table.sum()), statistic_name="")
+
+
+@lru_cache(maxsize=256)
+def rejection_region(n1: int, n2: int, alpha: float = 0.05) -> np.ndarray:
+    """``reject[x1, x2]``: Fisher's test of the table with x1 of n1 and x2 of n2
+    rejects at ``alpha`` (its p computed as :func:`fisher_2x2` does)."""
+    reject = np.zeros((n1 + 1, n2 + 1), dtype=bool)
+    for k in range(n1 + n2 + 1):
+        lo, hi = max(0, k - n2), min(k, n1)
+        support = np.arange(lo, hi + 1)
+        logdc = stats.hypergeom.logpmf(support, n1 + n2, n1, k)
+        d = np.exp(logdc - logdc.max())
+        d /= d.sum()
+        order = np.sort(d)
+        cumulative = np.cumsum(order)
+        # p of each x: the mass of the tables no more likely than it (R's tolerance)
+        p = cumulative[np.searchsorted(order, d * REL_ERR, side="right") - 1]
+        reject[support, k - support] = p < alpha
+    return reject
+
+
+def power(n1: int, n2: int, p1: float, p2: float, alpha: float = 0.05) -> float:
+    """The exact probability that Fisher's test rejects for two binomial
+    samples, given that the table is sparse (as :func:`generate` draws them)."""
+    w = np.outer(stats.binom.pmf(np.arange(n1 + 1), n1, p1), stats.binom.pmf(np.arange(n2 + 1), n2, p2))
+    kept = w * sparse_tables(n1, n2)
+    return float((kept * rejection_region(n1, n2, alpha)).sum() / kept.sum())
+
+
+@lru_cache(maxsize=256)
+def sparse_tables(n1: int, n2: int) -> np.ndarray:
+    """``sparse[x1, x2]``: the table with x1 of n1 and x2 of n2 is sparse."""
+    events = np.add.outer(np.arange(n1 + 1), np.arange(n2 + 1))
+    return np.vectorize(lambda k: sparse((n1, n2), int(k)))(events)
+
+
+def _conditional_mle(logdc: np.ndarray, support: np.ndarray, x: int) -> float:
+    """R's estimate: the odds ratio whose conditional mean of the first cell is
+    x, found as R finds it (``uniroot`` on (0, 1) for the ratio or its inverse,
+    tolerance ``.Machine$double.eps^0.25``), so it agrees with R's printout to
+    about 1e-4, R's own precision."""
+    if x == support[0]:
+        return 0.0
+    if x == support[-1]:
+        return math.inf
+
+    def mean(ncp):
+        w = logdc + math.log(ncp) * support
+        w = np.exp(w - w.max())
+        return float((support * w).sum() / w.sum())
+
+    mu = mean(1.0)
+    if mu > x:
+        return float(optimize.brentq(lambda t: mean(t) - x, 0.0 + 1e-300, 1.0, xtol=R_UNIROOT_TOL))
+    if mu < x:
+        return float(1.0 / optimize.brentq(lambda t: mean(1.0 / t) - x, EPS, 1.0, xtol=R_UNIROOT_TOL))
+    return 1.0
+
+
+def chisq_yates(table: np.ndarray) -> TestResult:
+    """R's ``chisq.test`` on a 2 x 2 table: Pearson's X-squared with Yates'
+    correction, whatever the expected counts (R only warns)."""
+    observed = np.asarray(table, dtype=float)
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / observed.sum()
+    require(bool(np.all(expected > 0)), "a margin of the table is empty")
+    yates = min(0.5, float(np.min(np.abs(observed - expected))))
+    statistic = float(np.sum((np.abs(observed - expected) - yates) ** 2 / expected))
+    return TestResult(statistic=statistic, pvalue=float(stats.chi2.sf(statistic, 1)),
+                      method="Pearson's Chi-squared test with Yates' continuity correction", df=(1.0,),
+                      n=int(observed.sum()), statistic_name="X-squared")
+
+
+class FisherExact(Family):
+    name = "fisher_exact"
+    title = "Fisher's exact test"
+    category = "proportions"
+    question_kind = "two_proportions"
+    canonical = "fisher.test(table(group, outcome))"
+    test_name = FISHER
+    roles = {"outcome": "category", "group": "category", "positive": "level"}
+    min_n = 20
+    max_n = 80
+    dgp_keys = ("p",)
+    naive_method = "Pearson's chi-square test of the 2 x 2 table (chisq.test)"
+    naive_name = CHI_SQUARE
+    medium = math.log(3.5)
+    effect_unit = "log odds ratio of the second listed group against the first"
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        """The first group's share of the rows (0.35 to 0.65), its rate of the
+        positive outcome (the scenario's, jittered on the logit scale, and moved
+        toward 0 or 1, whichever it is nearer, just enough that the smaller
+        group expects 1 to 3 of the rarer outcome with no effect) and the
+        direction of the effect (the scenario's)."""
+        first = float(rng.uniform(0.35, 0.65))
+        p = float(scenario.dgp["p"])
+        logit = math.log(p / (1.0 - p)) + float(rng.normal(0.0, 0.25))
+        baseline = 1.0 / (1.0 + math.exp(-logit))
+        small = min(split_sizes(n, [first, 1.0 - first]))
+        rare = min(baseline, 1.0 - baseline)
+        limit = float(rng.uniform(*BASE_EXPECTED)) / small
+        if rare > limit:
+            baseline = limit if baseline < 0.5 else 1.0 - limit
+        return {"share": first, "baseline": baseline, "direction": scenario.dgp.get("direction", 1)}
+
+    def validate(self, scenario):
+        for role in ("outcome", "group"):
+            levels = scenario.variable(scenario.roles[role]).levels
+            if len(levels) != 2:
+                raise ValueError(f"{role} '{scenario.roles[role]}' needs exactly 2 levels")
+        if scenario.roles["positive"] not in scenario.variable(scenario.roles["outcome"]).levels:
+            raise ValueError(f"positive ({scenario.roles['positive']!r}) must be one of the levels of "
+                             f"'{scenario.roles['outcome']}'")
+        p = scenario.dgp["p"]
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.02 <= p <= 0.98:
+            raise ValueError(f"dgp p ({p!r}) must be a proportion from 0.02 to 0.98")
+        require_direction(scenario)
+
+    def analyse(self, condition, data):
+        return fisher_2x2(counts_2x2(condition, data))
+
+    def naive(self, condition, data):
+        return chisq_yates(counts_2x2(condition, data))
+
+    def effect_for_z(self, z, n, params):
+        """The log odds ratio at which Fisher's test, computed exactly over all
+        tables of the design, rejects as often as a z test whose statistic
+        averages ``z`` (half the time at the borderline z = 1.96). The test is
+        discrete and conservative on sparse tables, so no normal approximation
+        gets this right. Where even ``MAX_LOG_OR`` does not reach it, that."""
+        n1, n2 = split_sizes(n, [params["share"], 1.0 - params["share"]])
+        target = float(stats.norm.cdf(z - Z_CRITICAL) + stats.norm.cdf(-z - Z_CRITICAL))
+
+        def gap(log_or):
+            return power(n1, n2, *map(float, rates(params, log_or))) - target
+
+        if gap(MAX_LOG_OR) < 0.0:
+            return MAX_LOG_OR
+        return float(optimize.brentq(gap, 0.0, MAX_LOG_OR, xtol=1e-6))
+
+    def hints(self, condition, data):
+        return _describe.table(data, condition.roles["group"], condition.roles["outcome"])
+
+
+register(FisherExact())
