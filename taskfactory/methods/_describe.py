@@ -77,6 +77,13 @@ def association(data, x: str, y: str) -> list[str]:
     return out
 
 
+def proportion(data, outcome: str, positive: str, p0: float) -> list[str]:
+    """A binary outcome against a stated rate: the count and what the rate expects."""
+    y = data[outcome].astype(str).to_numpy()
+    return [f"{int(np.sum(y == str(positive)))} of the {len(y)} rows have '{outcome}' = '{positive}'; the stated rate "
+            f"{p0:g} would expect {len(y) * p0:.1f}."]
+
+
 def table(data, a: str, b: str) -> list[str]:
     """Two categorical variables: the size of their cross-table and its
     smallest expected count."""

@@ -52,6 +52,11 @@ KENDALL = TestName("Kendall rank correlation test", (
 FISHER = TestName("Fisher's exact test", (
     "fisher", "fisher exact", "fisher exact test", "fisher test", "exact test for count data",
     "fisher exact test for count data", "hypergeometric test"))
+BINOMIAL = TestName("Exact binomial test", (
+    "binomial", "binomial test", "exact binomial", "binom test", "clopper pearson", "exact test of a proportion"))
+PROP_Z_ONE = TestName("One-sample proportion z-test", (
+    "one sample proportion", "one proportion z test", "z test for a proportion", "1 sample proportion test",
+    "one sample z test for proportion", "normal approximation", "prop test correct false"))
 CHI_SQUARE = TestName("Pearson chi-square test of independence", (
     "chi square", "chi square test", "pearson chi square", "chi square test of independence", "chisq test",
     "test of independence", "chi square test of association"))
