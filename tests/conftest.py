@@ -50,7 +50,7 @@ def dataset(grid, method, scenario, n, effect="null", seed=0, style="basic", per
 CONSERVATIVE = {"two_proportion_z": "prop.test(successes, totals, correct = FALSE)"}
 #: Exact tests of sparse counts: their null p-values are discrete and conservative,
 #: and no accepted test is uniform either; the null check is the type I error alone.
-DISCRETE = {"fisher_exact", "binomial_exact"}
+DISCRETE = {"fisher_exact", "binomial_exact", "mcnemar"}
 
 
 def null_p(method: str, ds: Dataset) -> float:

@@ -84,6 +84,15 @@ def proportion(data, outcome: str, positive: str, p0: float) -> list[str]:
             f"{p0:g} would expect {len(y) * p0:.1f}."]
 
 
+def paired_binary(data, before: str, after: str, positive: str) -> list[str]:
+    """A binary outcome measured twice per unit: how the pairs moved."""
+    b = data[before].astype(str).to_numpy() == positive
+    a = data[after].astype(str).to_numpy() == positive
+    return [f"Each row holds both measurements of one unit: {int(np.sum(b & a))} are '{positive}' both times, "
+            f"{int(np.sum(~b & ~a))} neither time, {int(np.sum(~b & a))} became '{positive}' and "
+            f"{int(np.sum(b & ~a))} stopped being '{positive}'."]
+
+
 def table(data, a: str, b: str) -> list[str]:
     """Two categorical variables: the size of their cross-table and its
     smallest expected count."""

@@ -57,6 +57,9 @@ BINOMIAL = TestName("Exact binomial test", (
 PROP_Z_ONE = TestName("One-sample proportion z-test", (
     "one sample proportion", "one proportion z test", "z test for a proportion", "1 sample proportion test",
     "one sample z test for proportion", "normal approximation", "prop test correct false"))
+MCNEMAR = TestName("McNemar's test", (
+    "mcnemar", "mcnemar test", "mcnemar chi square", "mcnemar chi square test", "mcnemar test with continuity "
+    "correction", "test of marginal homogeneity", "exact mcnemar"))
 CHI_SQUARE = TestName("Pearson chi-square test of independence", (
     "chi square", "chi square test", "pearson chi square", "chi square test of independence", "chisq test",
     "test of independence", "chi square test of association"))
