@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 ROLE_KINDS = ("numeric", "category", "cluster", "unit", "period", "value", "level")
 #: Kinds whose role holds a reference value, not a column.
 VALUE_KINDS = ("value", "level")
+#: Kinds whose column labels the design (kept whole by blank cells).
+DESIGN_KINDS = ("cluster", "unit", "period")
 #: What the grid's ``n`` counts for a family: rows of a flat table, the
 #: clusters of a clustered design (each holding several rows), or the units of
 #: a panel or repeated-measures design (each measured in several periods or
@@ -116,6 +118,9 @@ class Family(ABC):
     canonical: ClassVar[str]
     roles: ClassVar[dict[str, str]]
     n_unit: ClassVar[str] = "rows"
+    #: Roles that label the design rather than measure something (the
+    #: conditions every subject goes through), kept whole by blank cells.
+    design_roles: ClassVar[tuple[str, ...]] = ()
     min_n: ClassVar[int] = 10
     #: The largest N the family's design makes sense at (None: no limit); a
     #: small-sample family (an exact test of sparse counts) sets it.
@@ -222,6 +227,13 @@ class Family(ABC):
     def role_columns(self, roles: dict) -> list[str]:
         """The columns the test uses, in role order."""
         return [roles[role] for role, kind in self.roles.items() if kind not in VALUE_KINDS]
+
+    def measured_columns(self, roles: dict) -> list[str]:
+        """The columns the test uses that hold measurements (those a blank
+        cell may hit): all but the labels of the design (clusters, units,
+        periods, and the roles named in ``design_roles``)."""
+        return [roles[role] for role, kind in self.roles.items()
+                if kind not in (*VALUE_KINDS, *DESIGN_KINDS) and role not in self.design_roles]
 
     def check_scenario(self, scen: Scenario) -> None:
         """Raise :class:`ScenarioError` unless ``scen`` gives what this family needs.

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 
 from .errors import GridError
+from .kit import DESIGN_TYPES
 
 PARTS = ("missing", "missing_mnar", "extreme")
 CHOICES = ("none", "missing", "missing_mnar", "extreme", "missing+extreme", "missing_mnar+extreme")
@@ -60,7 +61,7 @@ def draw(kind: str, family, scenario, n: int, rng) -> dict:
         rows = max(1, min(math.floor(EXTREME_RATE[1] * n), max(math.ceil(EXTREME_RATE[0] * n), round(rate * n))))
         plan["extreme"] = {"rate": rate, "rows": rows, "columns": extreme_columns(family, scenario)}
     if "missing" in parts or "missing_mnar" in parts:
-        cols = family.role_columns(scenario.roles)
+        cols = family.measured_columns(scenario.roles)
         total = n * len(cols)
         rate = float(rng.uniform(*MISSING_RATE))
         cells = min(math.floor(MISSING_RATE[1] * total), max(math.ceil(MISSING_RATE[0] * total), round(rate * total)))
@@ -70,7 +71,8 @@ def draw(kind: str, family, scenario, n: int, rng) -> dict:
             mechanism = "MAR" if rng.random() < 0.5 else "MCAR"
         missing = {"mechanism": mechanism, "rate": rate, "cells": cells, "columns": cols}
         if mechanism == "MAR":  # driven by an extra column, one related to a test column when there is one
-            extras = [v for v in scenario.variables if v.type != "id" and v.name not in cols]
+            used = family.role_columns(scenario.roles)
+            extras = [v for v in scenario.variables if v.type not in ("id", *DESIGN_TYPES) and v.name not in used]
             related = [v for v in extras if v.relates is not None]
             drivers = [v.name for v in (related or extras)]
             missing["driver"] = drivers[int(rng.integers(len(drivers)))]

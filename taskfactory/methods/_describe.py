@@ -93,6 +93,20 @@ def paired_binary(data, before: str, after: str, positive: str) -> list[str]:
             f"{int(np.sum(b & ~a))} stopped being '{positive}'."]
 
 
+def repeated(data, outcome: str, group: str, subject: str) -> list[str]:
+    """Every subject measured under several conditions: the design, how much
+    of the spread lies between subjects, and the shape within them."""
+    wide = data.pivot(index=subject, columns=group, values=outcome).dropna()
+    y = wide.to_numpy(float)
+    within = (y - y.mean(axis=1, keepdims=True)).ravel()
+    between = float(np.var(y.mean(axis=1), ddof=1)) if len(y) > 1 else 0.0
+    share = between / (between + float(np.var(within, ddof=1))) if len(y) > 1 and within.std() > 0 else 0.0
+    skew, _, far = _shape(y.ravel())
+    return [f"{len(wide)} {subject} values are each measured under all {y.shape[1]} levels of '{group}'.",
+            f"The spread of the subject means is {100 * share:.0f} % of the spread of '{outcome}'; its sample "
+            f"skewness is {skew:.2f}, with {far} value(s) more than 3 SDs from the mean."]
+
+
 def table(data, a: str, b: str) -> list[str]:
     """Two categorical variables: the size of their cross-table and its
     smallest expected count."""

@@ -60,6 +60,8 @@ PROP_Z_ONE = TestName("One-sample proportion z-test", (
 MCNEMAR = TestName("McNemar's test", (
     "mcnemar", "mcnemar test", "mcnemar chi square", "mcnemar chi square test", "mcnemar test with continuity "
     "correction", "test of marginal homogeneity", "exact mcnemar"))
+FRIEDMAN = TestName("Friedman rank sum test", (
+    "friedman", "friedman test", "friedman rank sum test", "friedman anova", "friedman chi square"))
 CHI_SQUARE = TestName("Pearson chi-square test of independence", (
     "chi square", "chi square test", "pearson chi square", "chi square test of independence", "chisq test",
     "test of independence", "chi square test of association"))
