@@ -9,7 +9,7 @@ name starts with ``_`` holds shared helpers and registers nothing.
 #: card, ``methods: all``); a registered family not listed here follows, by name.
 CATALOGUE = (
     "one_sample_t", "binomial_exact", "paired_t", "mcnemar", "welch_t", "mann_whitney", "wilcoxon_signed_rank",
-    "one_way_anova", "welch_anova", "kruskal_wallis", "friedman",
+    "one_way_anova", "welch_anova", "kruskal_wallis", "friedman", "factorial_anova",
     "chi_square_independence", "two_proportion_z", "fisher_exact",
     "pearson", "spearman",
     "wilson_ci", "two_prop", "two_prop_z", "sample_size", "holm",

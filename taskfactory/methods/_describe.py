@@ -107,6 +107,14 @@ def repeated(data, outcome: str, group: str, subject: str) -> list[str]:
             f"skewness is {skew:.2f}, with {far} value(s) more than 3 SDs from the mean."]
 
 
+def two_factors(data, outcome: str, a: str, b: str) -> list[str]:
+    """Two crossed factors: the cell sizes, means and SDs."""
+    cells = data.groupby([a, b])[outcome].agg(["size", "mean", "std"])
+    shown = "; ".join(f"{i}/{j}: {int(r['size'])} rows, mean {_num(r['mean'])}, SD {_num(r['std'])}"
+                      for (i, j), r in cells.iterrows())
+    return [f"Cells of '{a}' by '{b}': {shown}."]
+
+
 def table(data, a: str, b: str) -> list[str]:
     """Two categorical variables: the size of their cross-table and its
     smallest expected count."""

@@ -62,6 +62,9 @@ MCNEMAR = TestName("McNemar's test", (
     "correction", "test of marginal homogeneity", "exact mcnemar"))
 FRIEDMAN = TestName("Friedman rank sum test", (
     "friedman", "friedman test", "friedman rank sum test", "friedman anova", "friedman chi square"))
+FACTORIAL = TestName("Two-way ANOVA interaction F test", (
+    "two way anova", "factorial anova", "two factor anova", "interaction", "anova of lm a b",
+    "two way analysis of variance", "aov a b", "interaction f test"))
 CHI_SQUARE = TestName("Pearson chi-square test of independence", (
     "chi square", "chi square test", "pearson chi square", "chi square test of independence", "chisq test",
     "test of independence", "chi square test of association"))
