@@ -132,3 +132,14 @@ def f_noncentrality(z: float, df1: int, df2: float) -> float:
     lam0 = chi2_noncentrality(z, df1)
     return float(optimize.brentq(lambda lam: stats.ncf.median(df1, df2, lam) - crit, 1e-9, 10 * lam0 + 100, xtol=1e-8))
 
+
+
+def effect_for_power(power_of, z: float, limit: float) -> float:
+    """For a discrete exact test: the effect in [0, ``limit``] at which
+    ``power_of(effect)``, the test's exact rejection probability, equals that
+    of a two-sided z test whose statistic averages ``z`` (one half at the
+    borderline z = 1.96); ``limit`` when even it falls short."""
+    target = float(stats.norm.cdf(z - Z_BORDERLINE) + stats.norm.cdf(-z - Z_BORDERLINE))
+    if power_of(limit) < target:
+        return float(limit)
+    return float(optimize.brentq(lambda effect: power_of(effect) - target, 0.0, limit, xtol=1e-6))

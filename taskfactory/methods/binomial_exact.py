@@ -14,8 +14,9 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import stats
 
+from ..effects import effect_for_power
 from ..family import Family
 from ..kit import column_spec, finish
 from ..registry import register
@@ -27,7 +28,6 @@ from . import _describe
 
 REL_ERR = 1.0 + 1e-7
 METHOD = "Exact binomial test"
-Z_CRITICAL = float(stats.norm.isf(0.025))
 
 
 def rate(p0, h):
@@ -144,16 +144,9 @@ class BinomialExact(Family):
         is discrete, so no normal approximation gets this right. Where the
         rate reaches 0 or 1 first, the largest h short of it."""
         p0, direction = params["p0"], params["direction"]
-        target = float(stats.norm.cdf(z - Z_CRITICAL) + stats.norm.cdf(-z - Z_CRITICAL))
         phi0 = math.asin(math.sqrt(p0))
         limit = 0.999 * 2.0 * (math.pi / 2.0 - phi0 if direction > 0 else phi0)
-
-        def gap(h):
-            return power(n, p0, rate(p0, direction * h)) - target
-
-        if gap(limit) < 0.0:
-            return limit
-        return float(optimize.brentq(gap, 0.0, limit, xtol=1e-6))
+        return effect_for_power(lambda h: power(n, p0, rate(p0, direction * h)), z, limit)
 
     def hints(self, condition, data):
         return _describe.proportion(data, condition.roles["outcome"], condition.roles["positive"],

@@ -20,6 +20,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import optimize, stats
 
+from ..effects import effect_for_power
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
@@ -41,7 +42,6 @@ SPARSE_EXPECTED = 5.0
 SPARSE_DRAWS = 1000
 #: The largest log odds ratio calibration goes to (an odds ratio of about 3000).
 MAX_LOG_OR = 8.0
-Z_CRITICAL = float(stats.norm.isf(0.025))
 EPS = float(np.finfo(float).eps)
 R_UNIROOT_TOL = EPS ** 0.25
 #: R's relative tolerance in comparing table probabilities.
@@ -232,14 +232,7 @@ class FisherExact(Family):
         discrete and conservative on sparse tables, so no normal approximation
         gets this right. Where even ``MAX_LOG_OR`` does not reach it, that."""
         n1, n2 = split_sizes(n, [params["share"], 1.0 - params["share"]])
-        target = float(stats.norm.cdf(z - Z_CRITICAL) + stats.norm.cdf(-z - Z_CRITICAL))
-
-        def gap(log_or):
-            return power(n1, n2, *map(float, rates(params, log_or))) - target
-
-        if gap(MAX_LOG_OR) < 0.0:
-            return MAX_LOG_OR
-        return float(optimize.brentq(gap, 0.0, MAX_LOG_OR, xtol=1e-6))
+        return effect_for_power(lambda log_or: power(n1, n2, *map(float, rates(params, log_or))), z, MAX_LOG_OR)
 
     def hints(self, condition, data):
         return _describe.table(data, condition.roles["group"], condition.roles["outcome"])

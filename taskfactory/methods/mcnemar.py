@@ -17,8 +17,9 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import stats
 
+from ..effects import effect_for_power
 from ..family import Family
 from ..kit import column_spec, finish
 from ..registry import register
@@ -29,7 +30,6 @@ from ._common import require
 from ._names import MCNEMAR, PROP_TEST
 
 CRITICAL = float(stats.chi2.isf(0.05, 1))
-Z_CRITICAL = float(stats.norm.isf(0.025))
 DISCORDANT = (0.15, 0.4)
 MAX_LOG_RATIO = 6.0
 #: Expected discordant pairs above which calibration uses the normal law.
@@ -159,14 +159,8 @@ class McNemar(Family):
         """The log discordant ratio at which McNemar's test rejects as often as
         a z test whose statistic averages ``z``, summed over the binomial
         numbers of discordant pairs and their split."""
-        target = float(stats.norm.cdf(z - Z_CRITICAL) + stats.norm.cdf(-z - Z_CRITICAL))
-
-        def gap(log_ratio):
-            return power(n, params["discordant"], 1.0 / (1.0 + math.exp(-log_ratio))) - target
-
-        if gap(MAX_LOG_RATIO) < 0.0:
-            return MAX_LOG_RATIO
-        return float(optimize.brentq(gap, 0.0, MAX_LOG_RATIO, xtol=1e-6))
+        return effect_for_power(lambda log_ratio: power(n, params["discordant"], 1.0 / (1.0 + math.exp(-log_ratio))),
+                                z, MAX_LOG_RATIO)
 
     def hints(self, condition, data):
         return _describe.paired_binary(data, condition.roles["before"], condition.roles["after"],
