@@ -67,3 +67,18 @@ def check_paired(scenario) -> None:
     if before.range != after.range or before.decimals != after.decimals or before.type != after.type:
         raise ValueError("before and after need the same type, range and decimals")
     check_location(scenario, "before")
+
+
+def counts_2x2(condition, data) -> np.ndarray:
+    """The 2 x 2 table of ``group`` (rows, R's sorted order) by ``outcome``
+    (columns: the ``positive`` level, then the other)."""
+    outcome, group = condition.roles["outcome"], condition.roles["group"]
+    positive = str(condition.roles["positive"])
+    g = data[group].astype(str).to_numpy()
+    y = data[outcome].astype(str).to_numpy()
+    levels = sorted(set(g))
+    require(len(levels) == 2, f"'{group}' has {len(levels)} levels, the test needs 2")
+    require(len(set(y)) <= 2, f"'{outcome}' has {len(set(y))} levels, the test needs a binary outcome")
+    x = [int(np.sum(y[g == lv] == positive)) for lv in levels]
+    n = [int(np.sum(g == lv)) for lv in levels]
+    return np.array([[x[0], n[0] - x[0]], [x[1], n[1] - x[1]]])

@@ -27,9 +27,8 @@ from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction
 from . import _describe
-from ._common import require
+from ._common import counts_2x2, require
 from ._names import CHI_SQUARE, FISHER
-from .two_proportion_z import counts_2x2
 
 #: The range of the expected count of the rarer outcome in the smaller group
 #: with no effect: sparse enough that an effect the test can see leaves the

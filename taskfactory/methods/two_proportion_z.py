@@ -30,7 +30,7 @@ from ._names import PROP_TEST, PROP_Z
 from . import _describe
 from ..result import TestResult
 from ..scenarios import require_direction
-from ._common import require
+from ._common import counts_2x2, require
 
 MIN_N = 60
 MIN_EXPECTED = 10.0
@@ -67,21 +67,6 @@ def generate(condition, rng):
         condition.roles["outcome"]: np.where(success, positive, negative).astype(object),
         condition.roles["group"]: labels_for(groups, sizes),
     })
-
-
-def counts_2x2(condition, data) -> np.ndarray:
-    """The 2 x 2 table of ``group`` (rows, R's sorted order) by ``outcome``
-    (columns: the ``positive`` level, then the other)."""
-    outcome, group = condition.roles["outcome"], condition.roles["group"]
-    positive = str(condition.roles["positive"])
-    g = data[group].astype(str).to_numpy()
-    y = data[outcome].astype(str).to_numpy()
-    levels = sorted(set(g))
-    require(len(levels) == 2, f"'{group}' has {len(levels)} levels, the test needs 2")
-    require(len(set(y)) <= 2, f"'{outcome}' has {len(set(y))} levels, the test needs a binary outcome")
-    x = [int(np.sum(y[g == lv] == positive)) for lv in levels]
-    n = [int(np.sum(g == lv)) for lv in levels]
-    return np.array([[x[0], n[0] - x[0]], [x[1], n[1] - x[1]]])
 
 
 def prop_test(condition, data, correct: bool) -> TestResult:
