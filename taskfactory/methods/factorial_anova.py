@@ -46,13 +46,14 @@ def generate(condition, rng):
 
 def interaction_f(y: np.ndarray, a: np.ndarray, b: np.ndarray) -> TestResult:
     """The ``a:b`` row of R's ``anova(lm(y ~ a * b))`` for two 2-level factors."""
-    cells = {(i, j): y[(a == i) & (b == j)] for i in set(a) for j in set(b)}
-    require(len(set(a)) == 2 and len(set(b)) == 2, "each factor needs 2 levels")
+    a_levels, b_levels = sorted(set(a)), sorted(set(b))   # sorted: sums in one order, run after run
+    require(len(a_levels) == 2 and len(b_levels) == 2, "each factor needs 2 levels")
+    cells = {(i, j): y[(a == i) & (b == j)] for i in a_levels for j in b_levels}
     require(all(len(v) >= 1 for v in cells.values()) and len(cells) == 4, "a cell of the 2 x 2 design is empty")
     n = len(y)
     require(n > 4, "the design needs more rows than cells")
     rss_full = float(sum(np.sum((v - v.mean()) ** 2) for v in cells.values()))
-    design = np.column_stack([np.ones(n), (a == sorted(set(a))[1]).astype(float), (b == sorted(set(b))[1]).astype(float)])
+    design = np.column_stack([np.ones(n), (a == a_levels[1]).astype(float), (b == b_levels[1]).astype(float)])
     coef, *_ = np.linalg.lstsq(design, y, rcond=None)
     rss_additive = float(np.sum((y - design @ coef) ** 2))
     df_resid = n - 4
