@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 
 from ..errors import DataError
+from ..result import TestResult
 from ..scenarios import require_number
 
 
@@ -82,3 +84,19 @@ def counts_2x2(condition, data) -> np.ndarray:
     x = [int(np.sum(y[g == lv] == positive)) for lv in levels]
     n = [int(np.sum(g == lv)) for lv in levels]
     return np.array([[x[0], n[0] - x[0]], [x[1], n[1] - x[1]]])
+
+
+def chisq_yates(table: np.ndarray,
+                method: str = "Pearson's Chi-squared test with Yates' continuity correction") -> TestResult:
+    """R's ``chisq.test`` on a 2 x 2 table: Pearson's X-squared with Yates'
+    correction, whatever the expected counts (R only warns). ``prop.test`` of
+    two proportions gives the same statistic (its correction, |p1 - p2| over
+    1/n1 + 1/n2, is the same |O - E|); ``method`` names the call."""
+    observed = np.asarray(table, dtype=float)
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / observed.sum()
+    require(bool(np.all(expected > 0)), "a margin of the table is empty")
+    yates = min(0.5, float(np.min(np.abs(observed - expected))))
+    statistic = float(np.sum((np.abs(observed - expected) - yates) ** 2 / expected))
+    return TestResult(statistic=statistic, pvalue=float(stats.chi2.sf(statistic, 1)),
+                      method=method, df=(1.0,),
+                      n=int(observed.sum()), statistic_name="X-squared")

@@ -27,7 +27,7 @@ from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction
 from . import _describe
-from ._common import counts_2x2, require
+from ._common import chisq_yates, counts_2x2, require
 from ._names import CHI_SQUARE, FISHER
 
 #: The range of the expected count of the rarer outcome in the smaller group
@@ -156,19 +156,6 @@ def _conditional_mle(logdc: np.ndarray, support: np.ndarray, x: int) -> float:
     if mu < x:
         return float(1.0 / optimize.brentq(lambda t: mean(1.0 / t) - x, EPS, 1.0, xtol=R_UNIROOT_TOL))
     return 1.0
-
-
-def chisq_yates(table: np.ndarray) -> TestResult:
-    """R's ``chisq.test`` on a 2 x 2 table: Pearson's X-squared with Yates'
-    correction, whatever the expected counts (R only warns)."""
-    observed = np.asarray(table, dtype=float)
-    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / observed.sum()
-    require(bool(np.all(expected > 0)), "a margin of the table is empty")
-    yates = min(0.5, float(np.min(np.abs(observed - expected))))
-    statistic = float(np.sum((np.abs(observed - expected) - yates) ** 2 / expected))
-    return TestResult(statistic=statistic, pvalue=float(stats.chi2.sf(statistic, 1)),
-                      method="Pearson's Chi-squared test with Yates' continuity correction", df=(1.0,),
-                      n=int(observed.sum()), statistic_name="X-squared")
 
 
 class FisherExact(Family):

@@ -13,6 +13,7 @@ discordant unit moved toward the positive level with probability r / (1 + r),
 r the discordant ratio, whose log is the effect, in the scenario's direction.
 """
 
+import dataclasses
 import math
 from functools import lru_cache
 
@@ -26,7 +27,7 @@ from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction
 from . import _describe
-from ._common import require
+from ._common import chisq_yates, require
 from ._names import MCNEMAR, PROP_TEST
 
 CRITICAL = float(stats.chi2.isf(0.05, 1))
@@ -75,17 +76,11 @@ def mcnemar(up: int, down: int, n: int) -> TestResult:
 
 def unpaired(up: int, down: int, n: int, positive_both: int) -> TestResult:
     """``prop.test`` of the before and after shares as two independent samples of n."""
-    x = np.array([positive_both + down, positive_both + up], dtype=float)
-    totals = np.array([n, n], dtype=float)
-    pooled = x.sum() / totals.sum()
-    require(0.0 < pooled < 1.0, "every measurement has the same level")
-    observed = np.column_stack([x, totals - x])
-    expected = np.column_stack([totals * pooled, totals * (1.0 - pooled)])
-    yates = min(0.5, abs(x[0] / n - x[1] / n) / (2.0 / n))
-    statistic = float(np.sum((np.abs(observed - expected) - yates) ** 2 / expected))
-    return TestResult(statistic=statistic, pvalue=float(stats.chi2.sf(statistic, 1)),
-                      method="2-sample test for equality of proportions with continuity correction", df=(1.0,),
-                      estimate=float(x[0] / n - x[1] / n), n=n, statistic_name="X-squared")
+    before, after = positive_both + down, positive_both + up
+    require(0 < before + after < 2 * n, "every measurement has the same level")
+    res = chisq_yates(np.array([[before, n - before], [after, n - after]]),
+                      "2-sample test for equality of proportions with continuity correction")
+    return dataclasses.replace(res, estimate=(before - after) / n)
 
 
 @lru_cache(maxsize=4096)

@@ -16,7 +16,8 @@ import pytest
 import taskfactory as tf
 from taskfactory.analysis import run_test
 from taskfactory.condition import Condition
-from taskfactory.methods.fisher_exact import chisq_yates, fisher_2x2, power, rejection_region
+from taskfactory.methods._common import chisq_yates
+from taskfactory.methods.fisher_exact import fisher_2x2, power, rejection_region
 
 ROLES = {"outcome": "y", "group": "g", "positive": "event"}
 
