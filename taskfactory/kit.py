@@ -70,6 +70,22 @@ def relate(values, other, r, rng):
     return out
 
 
+def margin(z, spec, factor):
+    """A monotone increasing map of standard normal scores onto a variable's scale:
+    ``loc + scale * g(shift + k z)``, g the identity, exp, sinh or the logistic curve."""
+    u = spec.get("shift", 0.0) + factor * spec.get("k", 1.0) * z
+    shape = spec["shape"]
+    if shape == "lognormal":
+        g = np.exp(u)
+    elif shape == "sinh":
+        g = np.sinh(u)
+    elif shape == "logistic":
+        g = 1.0 / (1.0 + np.exp(-u))
+    else:
+        g = u
+    return spec["loc"] + spec["scale"] * g
+
+
 def finish(condition, rng, columns):
     """Assemble the released table from the analysis columns.
 

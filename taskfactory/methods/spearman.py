@@ -14,44 +14,19 @@ high-leverage points. The tempting wrong test is Pearson's ``cor.test(x, y)``;
 Kendall's tau (``cor.test(x, y, method = "kendall")``) is accepted beside it.
 """
 
-import math
-from functools import lru_cache
-
 import numpy as np
-from scipy import stats
 
-from ..kit import finish
+from ..kit import finish, margin
 from ..family import Alternative, Family
 from ..registry import register
 from ._names import KENDALL, PEARSON, SPEARMAN
 from . import _describe
-from ..result import TestResult
 from ..scenarios import require_direction, require_number
-from ._correlation import KENDALL_METHOD, kendall_test, pair, pearson_r, pearson_test, t_pvalue
+from ._correlation import KENDALL_METHOD, kendall_test, pearson_test, spearman_test
 
-METHOD = "Spearman's rank correlation rho"
-EXACT_MAX_N = 1290
-ENUMERATE_MAX_N = 9
-EDGEWORTH = (0.2274, 0.2531, 0.1745, 0.0758, 0.1033, 0.3932, 0.0879, 0.0151, 0.0072, 0.0831, 0.0131, 4.6e-4)
 SHAPES = ("normal", "lognormal", "sinh", "logistic")
 K_RANGE = (0.8, 1.25)
 MARGIN_KEYS = ("shape", "loc", "scale", "k", "shift")
-
-
-def margin(z, spec, factor):
-    """A monotone increasing map of standard normal scores onto a variable's scale:
-    ``loc + scale * g(shift + k z)``, g the identity, exp, sinh or the logistic curve."""
-    u = spec.get("shift", 0.0) + factor * spec.get("k", 1.0) * z
-    shape = spec["shape"]
-    if shape == "lognormal":
-        g = np.exp(u)
-    elif shape == "sinh":
-        g = np.sinh(u)
-    elif shape == "logistic":
-        g = 1.0 / (1.0 + np.exp(-u))
-    else:
-        g = u
-    return spec["loc"] + spec["scale"] * g
 
 
 def generate(condition, rng):
@@ -67,51 +42,6 @@ def generate(condition, rng):
         condition.roles["x"]: margin(zx, dgp["x"], kx),
         condition.roles["y"]: margin(zy, dgp["y"], ky),
     })
-
-
-@lru_cache(maxsize=None)
-def _s_counts(n: int) -> np.ndarray:
-    """Number of permutations p of 1..n with sum_i (i - p_i)^2 = s, for
-    s = 0 .. (n^3 - n) / 3, by dynamic programming over the set of used values."""
-    top, full = n * (n * n - 1) // 3, (1 << n) - 1
-    table = {0: np.zeros(top + 1, dtype=np.int64)}
-    table[0][0] = 1
-    for mask in range(full):
-        counts = table.pop(mask)
-        i = bin(mask).count("1")
-        for v in range(n):
-            if not mask >> v & 1:
-                step = (i - v) ** 2
-                nxt = table.setdefault(mask | 1 << v, np.zeros(top + 1, dtype=np.int64))
-                nxt[step:] += counts[:top + 1 - step]
-    return table[full]
-
-
-def prho(n: int, s: float, lower: bool) -> float:
-    """Algorithm AS 89 as R's ``cor.test`` calls it: P(S >= s) for the upper tail,
-    P(S < s) for the lower, S = sum (i - p_i)^2 over random permutations p of 1..n.
-
-    Exact for n <= 9; for n >= 10 the Edgeworth series of AS 89 around the
-    normal tail at x = (6 (s - 1) / (n^3 - n) - 1) sqrt(n - 1), clamped to [0, 1].
-    """
-    if n <= 1 or s <= 0:
-        return 0.0 if lower else 1.0
-    if s > n * (n * n - 1) / 3:
-        return 1.0 if lower else 0.0
-    if n <= ENUMERATE_MAX_N:
-        counts = _s_counts(n)
-        values = np.arange(len(counts))
-        hits = int(counts[values < s].sum() if lower else counts[values >= s].sum())
-        return hits / math.factorial(n)
-    c = EDGEWORTH
-    b = 1.0 / n
-    x = (6.0 * (s - 1.0) * b / (n * n - 1.0) - 1.0) * math.sqrt(1.0 / b - 1.0)
-    y = x * x
-    u = x * b * (c[0] + b * (c[1] + c[2] * b) + y * (-c[3] + b * (c[4] + c[5] * b) - y * b * (
-        c[6] + c[7] * b - y * (c[8] - c[9] * b + y * b * (c[10] - c[11] * y)))))
-    u /= math.exp(y / 2.0)
-    p = stats.norm.cdf(x) - u if lower else stats.norm.sf(x) + u
-    return float(min(1.0, max(0.0, p)))
 
 
 class Spearman(Family):
@@ -158,24 +88,7 @@ class Spearman(Family):
         require_direction(scenario)
 
     def analyse(self, condition, data):
-        """R's two-sided Spearman test: the tail is the one S lies in (lower when
-        S <= (n^3 - n) / 6), p = min(2 P, 1). In the exact branch R asks AS 89 for
-        P(S >= round(S)) or, in the lower tail, P(S < round(S) + 2), i.e. P(S <= S_obs)
-        as S takes even values only."""
-        x, y = pair(condition, data)
-        n = len(x)
-        rho = pearson_r(stats.rankdata(x), stats.rankdata(y))
-        q = (float(n) ** 3 - n) * (1.0 - rho) / 6.0
-        lower = not q > (float(n) ** 3 - n) / 6.0
-        ties = min(len(np.unique(x)), len(np.unique(y))) < n
-        if ties or n > EXACT_MAX_N:
-            _, p = t_pvalue(rho, n)
-            branch = "t approximation"
-        else:
-            p = min(1.0, 2.0 * prho(n, float(np.floor(q + 0.5)) + 2.0 * lower, lower))
-            branch = "exact permutation" if n <= ENUMERATE_MAX_N else "Edgeworth series"
-        return TestResult(statistic=q, pvalue=float(p), method=METHOD, estimate=rho, n=n, statistic_name="S",
-                          details={"branch": branch, "ties": bool(ties)})
+        return spearman_test(condition, data)
 
     def naive(self, condition, data):
         return pearson_test(condition, data)

@@ -15,7 +15,7 @@ import taskfactory as tf
 from taskfactory.analysis import run_test
 from taskfactory.condition import Condition
 from taskfactory.errors import DataError
-from taskfactory.methods.spearman import prho
+from taskfactory.methods._correlation import prho
 
 ROLES = {"x": "a", "y": "b"}
 METHOD = "Spearman's rank correlation rho"
