@@ -31,6 +31,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from taskfactory.corpus import iter_records
+from taskfactory.errors import TaskFactoryError
 from taskfactory.reference import closed_reference, fill, handling_r
 from taskfactory.registry import families, get_family
 from taskfactory.catalogue import get_scenario
@@ -185,7 +186,11 @@ def main(argv=None) -> int:
         print(f"R cannot parse the reference template of {line}")
     if bad:
         return 1
-    tasks = sample_tasks(args.corpus, args.per_method, args.seed)
+    try:
+        tasks = sample_tasks(args.corpus, args.per_method, args.seed)
+    except TaskFactoryError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory(prefix="crosscheck-") as tmp:
         r_out = run_r(tasks, Path(tmp))
     rows, table = [], defaultdict(lambda: {"tasks": 0, "worst": 0.0, "failed": 0})

@@ -13,7 +13,7 @@ import pyarrow.csv as pacsv
 
 from .condition import Condition
 from .errors import DataError, InputError
-from .family import Alternative
+from .family import Alternative, shares_problem
 from .registry import families, family_names, get_family
 from .result import TestResult
 
@@ -125,6 +125,10 @@ def _check_arguments(family, data, roles, alpha, ranges) -> None:
         if kind == "value":
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise InputError(f"role '{role}' must be a finite number, got {value!r}")
+        elif kind == "shares":
+            problem = shares_problem(value)
+            if problem:
+                raise InputError(f"role '{role}' {problem}")
         elif kind == "level":
             if not isinstance(value, str) or not value:
                 raise InputError(f"role '{role}' must be a level (text), got {value!r}")

@@ -47,10 +47,11 @@ if TYPE_CHECKING:
 
 #: What a role holds: a numeric or category column, a column labelling the
 #: design (cluster, unit measured repeatedly, period of measurement), or a
-#: reference value (a number such as mu0, or a level such as the positive outcome).
-ROLE_KINDS = ("numeric", "category", "cluster", "unit", "period", "value", "level")
+#: reference value (a number such as mu0, a level such as the positive outcome,
+#: or the stated shares of a category column's levels, a mapping of level to share).
+ROLE_KINDS = ("numeric", "category", "cluster", "unit", "period", "value", "level", "shares")
 #: Kinds whose role holds a reference value, not a column.
-VALUE_KINDS = ("value", "level")
+VALUE_KINDS = ("value", "level", "shares")
 #: Kinds whose column labels the design (kept whole by blank cells).
 DESIGN_KINDS = ("cluster", "unit", "period")
 #: What the grid's ``n`` counts for a family: rows of a flat table, the
@@ -58,6 +59,26 @@ DESIGN_KINDS = ("cluster", "unit", "period")
 #: a panel or repeated-measures design (each measured in several periods or
 #: conditions, one row per measurement).
 N_UNITS = ("rows", "clusters", "units")
+
+
+#: How far stated shares may sum from 1 (R's chisq.test: sqrt(.Machine$double.eps)).
+SHARES_TOLERANCE = 1.4901161193847656e-08
+
+
+def shares_problem(value) -> str | None:
+    """What is wrong with ``value`` as stated shares (a mapping of at least two
+    levels, given as texts, to positive numbers summing to 1), or None."""
+    if not (isinstance(value, dict) and len(value) >= 2):
+        return f"must map at least two levels to their shares, got {value!r}"
+    for level, share in value.items():
+        if not (isinstance(level, str) and level):
+            return f"has the level {level!r}; levels are texts"
+        if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 < share < 1.0:
+            return f"gives '{level}' the share {share!r}; shares are numbers between 0 and 1"
+    total = math.fsum(float(s) for s in value.values())
+    if abs(total - 1.0) > SHARES_TOLERANCE:
+        return f"sums to {total:.10g}; shares must sum to 1"
+    return None
 
 
 @dataclass(frozen=True)
@@ -247,6 +268,10 @@ class Family(ABC):
         for role, kind in self.roles.items():
             if role not in scen.roles:
                 raise ScenarioError(f"{where}: roles lack '{role}'; {self.name} needs {', '.join(self.roles)}")
+            if kind == "shares":
+                problem = shares_problem(scen.roles[role])
+                if problem:
+                    raise ScenarioError(f"{where}: role '{role}' {problem}")
             if kind in VALUE_KINDS:
                 continue
             col = scen.roles[role]

@@ -19,6 +19,10 @@ def fill(template: str, roles: dict, lang: str) -> str:
         if key not in roles:
             return m.group(0)
         value = roles[key]
+        if isinstance(value, dict):  # stated shares: a named vector in R, a dict in Python
+            if lang == "py":
+                return repr({str(k): float(v) for k, v in value.items()})
+            return "c(" + ", ".join(f'"{k}" = {float(v)!r}' for k, v in value.items()) + ")"
         if isinstance(value, list):
             return " + ".join(value) if lang == "r" else repr(value)
         if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -29,7 +29,8 @@ normal) and gives each the parameters it needs; only the data differ between
 them.
 
 ``context`` and ``question`` may name ``{n}`` and the family's reference values
-(``{mu0}``, ``{p0}`` ...) as bare fields (no format spec, conversion, attribute
+(``{mu0}``, ``{p0}`` ...; stated shares, a role mapping each level to its
+share, read "red 25 %, pink 50 % and white 25 %") as bare fields (no format spec, conversion, attribute
 or index); write ``{{`` and ``}}`` for literal braces.
 Variables not named in ``roles`` (besides the id) are extras, drawn from ``dist``;
 a numeric extra may relate to a numeric column of the test as in the field
@@ -177,9 +178,21 @@ class Scenario:
 
     def fill(self, text: str, n: int, params: dict | None = None) -> str:
         """Fill ``{n}``, the reference values and (for a question without a
-        dataset) the drawn ``params`` into a context or question."""
-        values = {**(params or {}), "n": n, **{k: v for k, v in self.roles.items() if not isinstance(v, (list, dict))}}
+        dataset) the drawn ``params`` into a context or question. Stated
+        shares (a mapping of level to share) read as "a 25 %, b 50 % and c 25 %"."""
+        values = {**(params or {}), "n": n}
+        for role, value in self.roles.items():
+            if isinstance(value, dict):
+                values[role] = shares_text(value)
+            elif not isinstance(value, list):
+                values[role] = value
         return text.format_map(values)
+
+
+def shares_text(shares: dict) -> str:
+    """Stated shares in words: ``{"a": 0.25, "b": 0.75}`` reads "a 25 % and b 75 %"."""
+    parts = [f"{level} {round(100.0 * share, 4):g} %" for level, share in shares.items()]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def scenario_root() -> Path:
@@ -429,7 +442,7 @@ def parse_scenario(raw, kind: str, where: str, has_data: bool = True, fields: tu
     for role, value in roles.items():
         if not (isinstance(role, str) and IDENT.fullmatch(role)):
             _fail(where, f"role ({role!r}) must match {IDENT.pattern}")
-        _check_plain(value, f"role '{role}'", where, mapping_ok=False)
+        _check_plain(value, f"role '{role}'", where, mapping_ok=True)
     raw_vars = raw.get("variables", [] if not has_data else None)
     if not isinstance(raw_vars, list):
         _fail(where, "needs a 'variables' list")

@@ -84,6 +84,16 @@ def proportion(data, outcome: str, positive: str, p0: float) -> list[str]:
             f"{p0:g} would expect {len(y) * p0:.1f}."]
 
 
+def shares(data, outcome: str, stated: dict) -> list[str]:
+    """One categorical variable against stated shares: each level's count and
+    the count the shares expect."""
+    y = data[outcome].astype(str)
+    counts = y.value_counts()
+    parts = [f"'{level}' {int(counts.get(level, 0))} (the stated share expects {len(y) * share:.1f})"
+             for level, share in stated.items()]
+    return [f"The {len(y)} rows count " + ", ".join(parts) + "."]
+
+
 def paired_binary(data, before: str, after: str, positive: str) -> list[str]:
     """A binary outcome measured twice per unit: how the pairs moved."""
     b = data[before].astype(str).to_numpy() == positive

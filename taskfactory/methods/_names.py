@@ -68,6 +68,9 @@ FACTORIAL = TestName("Two-way ANOVA interaction F test", (
 CHI_SQUARE = TestName("Pearson chi-square test of independence", (
     "chi square", "chi square test", "pearson chi square", "chi square test of independence", "chisq test",
     "test of independence", "chi square test of association"))
+CHI_SQUARE_GOF = TestName("Chi-square goodness-of-fit test", (
+    "goodness of fit", "chi square goodness of fit", "chi square goodness of fit test", "chisq test p",
+    "chi squared test for given probabilities", "test for given probabilities"))
 PROP_TEST = TestName("Two-sample test for equality of proportions with continuity correction", (
     "prop test", "test for equality of proportion", "two proportion test", "yates",
     "continuity corrected two proportion z test", "two proportion z test with continuity correction",
