@@ -11,8 +11,9 @@ and measures two things:
   majority rate plus 5 points.
 - **data**: a small rule set that looks only at the released data (normality
   of the within-group studentized residuals, of the paired differences or of
-  each variable; the smallest expected count of a 2 x 2 table; after the
-  canonical handling) and picks a family; it should pick the canonical test or
+  each variable; the smallest expected count of a 2 x 2 table; Breusch-Pagan
+  on a regression's residuals; the Pearson dispersion of a Poisson fit; after
+  the canonical handling) and picks a family; it should pick the canonical test or
   an accepted alternative in at least 90 % of tasks at N >= 60.
 
     python scripts/bench_siblings.py [--corpus DIR] [--seeds 4] [--n 60 200]
@@ -29,12 +30,15 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+import statsmodels.api as sm
 from scipy import stats
+from statsmodels.stats.diagnostic import het_breuschpagan
 
 import taskfactory as tf
 from taskfactory.analysis import prepare, read_csv_text
 from taskfactory.catalogue import get_scenario
 from taskfactory.corpus import iter_records
+from taskfactory.methods._models import model_matrix
 
 #: A normality test rejecting at this level marks a sample as not normal.
 NORMALITY_ALPHA = 0.01
@@ -89,7 +93,29 @@ def choose(kind: str, data, roles: dict) -> str:
         counts = data.groupby([roles["group"], roles["outcome"]]).size().unstack(fill_value=0).to_numpy(float)
         expected = np.outer(counts.sum(axis=1), counts.sum(axis=0)) / counts.sum()
         return "fisher_exact" if counts.shape != (2, 2) or expected.min() < 5 else "two_proportion_z"
+    if kind == "regression":
+        return "ols_robust" if _heteroscedastic(data, roles) else "ols_coefficient"  # HC3 is accepted beside lm
+    if kind == "counts":
+        return "negative_binomial" if _overdispersed(data, roles) else "poisson_regression"
     raise ValueError(f"no rule for question kind '{kind}'")
+
+
+def _heteroscedastic(data, roles: dict) -> bool:
+    """Breusch-Pagan (studentized, Koenker) test of the adjusted model's
+    residuals on its regressors, at 1 %."""
+    X, _ = model_matrix(data, [roles["exposure"], *roles["covariates"]])
+    y = data[roles["outcome"]].to_numpy(float)
+    resid = y - X @ np.linalg.lstsq(X, y, rcond=None)[0]
+    return het_breuschpagan(resid, X)[1] < NORMALITY_ALPHA
+
+
+def _overdispersed(data, roles: dict) -> bool:
+    """The Poisson fit's Pearson chi-square over its residual df, 1 % above
+    what a Poisson sample would show (chi-square on the residual df)."""
+    X, _ = model_matrix(data, [roles["exposure"], *roles["covariates"]])
+    y = data[roles["outcome"]].to_numpy(float)
+    fit = sm.GLM(y, X, family=sm.families.Poisson(), offset=np.log(data[roles["exposure_time"]].to_numpy(float))).fit()
+    return stats.chi2.sf(fit.pearson_chi2, fit.df_resid) < NORMALITY_ALPHA
 
 
 def right_choices(rec: dict) -> set[str]:

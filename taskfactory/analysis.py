@@ -132,6 +132,9 @@ def _check_arguments(family, data, roles, alpha, ranges) -> None:
         elif kind == "level":
             if not isinstance(value, str) or not value:
                 raise InputError(f"role '{role}' must be a level (text), got {value!r}")
+        elif kind == "columns":
+            if not (isinstance(value, list) and all(isinstance(c, str) for c in value)) or len(set(value)) < len(value):
+                raise InputError(f"role '{role}' must be a list of distinct column names (possibly empty), got {value!r}")
         elif not isinstance(value, str):
             raise InputError(f"role '{role}' must be a column name, got {value!r}")
     for role, kind in family.roles.items():

@@ -45,11 +45,12 @@ if TYPE_CHECKING:
     from .result import TestResult
     from .scenarios import Scenario
 
-#: What a role holds: a numeric or category column, a column labelling the
+#: What a role holds: a numeric or category column, a list of such columns
+#: (the covariates a model adjusts for), a column labelling the
 #: design (cluster, unit measured repeatedly, period of measurement), or a
 #: reference value (a number such as mu0, a level such as the positive outcome,
 #: or the stated shares of a category column's levels, a mapping of level to share).
-ROLE_KINDS = ("numeric", "category", "cluster", "unit", "period", "value", "level", "shares")
+ROLE_KINDS = ("numeric", "category", "columns", "cluster", "unit", "period", "value", "level", "shares")
 #: Kinds whose role holds a reference value, not a column.
 VALUE_KINDS = ("value", "level", "shares")
 #: Kinds whose column labels the design (kept whole by blank cells).
@@ -246,15 +247,17 @@ class Family(ABC):
 
     # -- shared behaviour -----------------------------------------------------------
     def role_columns(self, roles: dict) -> list[str]:
-        """The columns the test uses, in role order."""
-        return [roles[role] for role, kind in self.roles.items() if kind not in VALUE_KINDS]
+        """The columns the test uses, in role order (a ``columns`` role's in its order)."""
+        return [col for role, kind in self.roles.items() if kind not in VALUE_KINDS
+                for col in (roles[role] if kind == "columns" else [roles[role]])]
 
     def measured_columns(self, roles: dict) -> list[str]:
         """The columns the test uses that hold measurements (those a blank
         cell may hit): all but the labels of the design (clusters, units,
         periods, and the roles named in ``design_roles``)."""
-        return [roles[role] for role, kind in self.roles.items()
-                if kind not in (*VALUE_KINDS, *DESIGN_KINDS) and role not in self.design_roles]
+        return [col for role, kind in self.roles.items()
+                if kind not in (*VALUE_KINDS, *DESIGN_KINDS) and role not in self.design_roles
+                for col in (roles[role] if kind == "columns" else [roles[role]])]
 
     def check_scenario(self, scen: Scenario) -> None:
         """Raise :class:`ScenarioError` unless ``scen`` gives what this family needs.
@@ -274,14 +277,19 @@ class Family(ABC):
                     raise ScenarioError(f"{where}: role '{role}' {problem}")
             if kind in VALUE_KINDS:
                 continue
-            col = scen.roles[role]
-            var = names.get(col) if isinstance(col, str) else None
-            if var is None:
-                raise ScenarioError(f"{where}: role '{role}' names '{col}', which is not a variable")
-            if kind == "numeric" and var.type not in ("numeric", "integer"):
-                raise ScenarioError(f"{where}: role '{role}' needs a numeric column, '{col}' is {var.type}")
-            if kind not in ("numeric", *VALUE_KINDS) and var.type != kind:
-                raise ScenarioError(f"{where}: role '{role}' needs a {kind} column, '{col}' is {var.type}")
+            if kind == "columns" and not isinstance(scen.roles[role], list):
+                raise ScenarioError(f"{where}: role '{role}' needs a list of columns, got {scen.roles[role]!r}")
+            for col in scen.roles[role] if kind == "columns" else [scen.roles[role]]:
+                var = names.get(col) if isinstance(col, str) else None
+                if var is None:
+                    raise ScenarioError(f"{where}: role '{role}' names '{col}', which is not a variable")
+                if kind == "numeric" and var.type not in ("numeric", "integer"):
+                    raise ScenarioError(f"{where}: role '{role}' needs a numeric column, '{col}' is {var.type}")
+                if kind == "columns" and var.type not in ("numeric", "integer", "category"):
+                    raise ScenarioError(f"{where}: role '{role}' needs numeric or category columns, '{col}' is "
+                                        f"{var.type}")
+                if kind not in ("numeric", "columns") and var.type != kind:
+                    raise ScenarioError(f"{where}: role '{role}' needs a {kind} column, '{col}' is {var.type}")
         extra = sorted(set(scen.roles) - set(self.roles))
         if extra:
             raise ScenarioError(f"{where}: unknown role '{extra[0]}'; {self.name} takes {', '.join(self.roles)}")

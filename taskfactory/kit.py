@@ -86,6 +86,31 @@ def margin(z, spec, factor):
     return spec["loc"] + spec["scale"] * g
 
 
+def covariates(condition, rng, n):
+    """Draw the covariates a regression adjusts for, ``n`` values each, in the
+    order of the ``covariates`` role: a numeric covariate normal with the
+    dgp's ``[mean, sd]``, a two-level category covariate with the dgp's
+    shares of its levels. Returns ``(columns, confounder)``: the values by
+    column, and the dgp's ``confounder`` weights applied to the standardised
+    covariates, scaled to unit variance."""
+    dgp = condition.dgp
+    weights = dgp["confounder"]
+    norm = np.sqrt(sum(w * w for w in weights.values()))
+    columns, confounder = {}, np.zeros(n)
+    for name in condition.roles["covariates"]:
+        spec, params = _spec(condition, name), dgp["covariates"][name]
+        if spec["type"] == "category":
+            share = params[1] / (params[0] + params[1])  # of the second level
+            second = rng.random(n) < share
+            columns[name] = np.where(second, spec["levels"][1], spec["levels"][0])
+            score = (second - share) / np.sqrt(share * (1.0 - share))
+        else:
+            score = rng.standard_normal(n)
+            columns[name] = params[0] + params[1] * score
+        confounder = confounder + weights.get(name, 0.0) * score / norm
+    return columns, confounder
+
+
 def finish(condition, rng, columns):
     """Assemble the released table from the analysis columns.
 

@@ -23,8 +23,8 @@ def fill(template: str, roles: dict, lang: str) -> str:
             if lang == "py":
                 return repr({str(k): float(v) for k, v in value.items()})
             return "c(" + ", ".join(f'"{k}" = {float(v)!r}' for k, v in value.items()) + ")"
-        if isinstance(value, list):
-            return " + ".join(value) if lang == "r" else repr(value)
+        if isinstance(value, list):  # covariates: terms of an R formula (1 when there are none), a list in Python
+            return (" + ".join(value) or "1") if lang == "r" else repr(value)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return repr(float(value)) if lang == "py" else f"{value!r}"
         return str(value)

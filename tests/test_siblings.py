@@ -29,7 +29,7 @@ def _bench():
 
 
 def test_every_sibling_kind_is_listed_and_shares_every_scenario():
-    assert KINDS == ["association", "k_groups", "paired", "two_groups", "two_proportions"]
+    assert KINDS == ["association", "counts", "k_groups", "paired", "regression", "two_groups", "two_proportions"]
     for kind in KINDS:
         ids = [tuple(s.id for s in load_scenarios(name)) for name in siblings(kind)]
         assert len(set(ids)) == 1, (kind, ids)  # every scenario supports every sibling

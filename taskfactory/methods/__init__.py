@@ -12,5 +12,6 @@ CATALOGUE = (
     "one_way_anova", "welch_anova", "kruskal_wallis", "friedman", "factorial_anova",
     "chi_square_independence", "chi_square_gof", "two_proportion_z", "fisher_exact",
     "pearson", "spearman", "kendall",
+    "ols_coefficient", "ols_robust", "ols_cluster", "logistic_regression", "poisson_regression", "negative_binomial",
     "wilson_ci", "two_prop", "two_prop_z", "sample_size", "holm",
 )

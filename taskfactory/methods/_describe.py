@@ -10,9 +10,11 @@ never name a test.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from ._common import grouped, numeric
+from ._models import model_matrix
 
 
 def _shape(x: np.ndarray) -> tuple[float, float, int]:
@@ -92,6 +94,66 @@ def shares(data, outcome: str, stated: dict) -> list[str]:
     parts = [f"'{level}' {int(counts.get(level, 0))} (the stated share expects {len(y) * share:.1f})"
              for level, share in stated.items()]
     return [f"The {len(y)} rows count " + ", ".join(parts) + "."]
+
+
+def regression(data, roles: dict) -> list[str]:
+    """An outcome regressed on an exposure and covariates: how the exposure
+    goes with each covariate, and how the spread of the adjusted fit's
+    residuals changes from the lowest to the highest third of the exposure."""
+    x = data[roles["exposure"]].to_numpy(dtype=float)
+    out = _exposure_and_covariates(data, roles)
+    X, _ = model_matrix(data, [roles["exposure"], *roles["covariates"]])
+    y = data[roles["outcome"]].to_numpy(dtype=float)
+    resid = y - X @ np.linalg.lstsq(X, y, rcond=None)[0]
+    low, high = np.quantile(x, [1 / 3, 2 / 3])
+    sd_low, sd_high = np.std(resid[x <= low], ddof=1), np.std(resid[x >= high], ddof=1)
+    out.append(f"Residuals of the regression with the covariates: SD {sd_low:.3g} in the lowest third of "
+               f"'{roles['exposure']}', {sd_high:.3g} in the highest third.")
+    return out
+
+
+def _exposure_and_covariates(data, roles: dict) -> list[str]:
+    """How the exposure goes with each covariate."""
+    x = data[roles["exposure"]].to_numpy(dtype=float)
+    out = []
+    for name in roles["covariates"]:
+        col = data[name]
+        if pd.api.types.is_numeric_dtype(col):
+            out.append(f"'{roles['exposure']}' and '{name}' correlate at r = {np.corrcoef(x, col.to_numpy(float))[0, 1]:.2f}.")
+        else:
+            means = data.groupby(name)[roles["exposure"]].mean()
+            out.append(f"Mean '{roles['exposure']}' by '{name}': " + ", ".join(f"{k} {v:.3g}" for k, v in means.items()) + ".")
+    return out
+
+
+def binary_regression(data, roles: dict) -> list[str]:
+    """A binary outcome regressed on an exposure and covariates: how common
+    the outcome is overall and at either end of the exposure."""
+    y = data[roles["outcome"]].astype(str).to_numpy() == str(roles["positive"])
+    x = data[roles["exposure"]].to_numpy(dtype=float)
+    low, high = np.quantile(x, [1 / 3, 2 / 3])
+    return [f"'{roles['outcome']}' is '{roles['positive']}' in {int(y.sum())} of {len(y)} rows ({100 * y.mean():.1f} %): "
+            f"{100 * y[x <= low].mean():.1f} % in the lowest third of '{roles['exposure']}', "
+            f"{100 * y[x >= high].mean():.1f} % in the highest."] + _exposure_and_covariates(data, roles)
+
+
+def count_regression(data, roles: dict) -> list[str]:
+    """A count outcome over an exposure time: its rate, and how its variance
+    compares with its mean (per unit of time)."""
+    y = data[roles["outcome"]].to_numpy(dtype=float)
+    t = data[roles["exposure_time"]].to_numpy(dtype=float)
+    return [f"'{roles['outcome']}': mean {y.mean():.3g}, variance {y.var(ddof=1):.3g}, {int((y == 0).sum())} zeros in "
+            f"{len(y)} rows; {y.sum() / t.sum():.3g} per unit of '{roles['exposure_time']}' overall."] \
+        + _exposure_and_covariates(data, roles)
+
+
+def clustered_regression(data, roles: dict) -> list[str]:
+    """As :func:`regression`, for rows nested in clusters: how many clusters
+    and rows, and whether the exposure varies within clusters."""
+    sizes = data.groupby(roles["cluster"]).size()
+    within = int((data.groupby(roles["cluster"])[roles["exposure"]].nunique() > 1).sum())
+    return [f"The {len(data)} rows fall in {len(sizes)} values of '{roles['cluster']}' ({sizes.min()} to {sizes.max()} "
+            f"rows each); '{roles['exposure']}' varies within {within} of them."] + regression(data, roles)
 
 
 def paired_binary(data, before: str, after: str, positive: str) -> list[str]:

@@ -49,6 +49,36 @@ SPEARMAN = TestName("Spearman rank correlation test", (
 KENDALL = TestName("Kendall rank correlation test", (
     "kendall", "kendall tau", "kendall rank correlation", "cor test method kendall", "kendall tau b"))
 
+OLS = TestName("Linear regression t-test of the coefficient", (
+    "linear regression", "multiple regression", "multiple linear regression", "ols", "ordinary least square",
+    "summary lm", "lm", "regression t test", "t test of the coefficient", "adjusted regression",
+    "linear model"))
+UNADJUSTED_OLS = TestName("Simple linear regression without the covariates", (
+    "simple linear regression", "simple regression", "unadjusted regression", "unadjusted linear regression",
+    "bivariate regression", "regression without covariate", "lm without covariate"))
+OLS_HC3 = TestName("Linear regression with HC3 robust standard errors", (
+    "robust standard error", "heteroscedasticity consistent", "heteroskedasticity consistent", "hc3",
+    "vcovhc", "sandwich", "white standard error", "huber white", "robust regression standard error",
+    "heteroscedasticity robust", "heteroskedasticity robust", "coeftest vcovhc"))
+OLS_CLUSTER = TestName("Linear regression with cluster-robust standard errors", (
+    "cluster robust", "clustered standard error", "cluster robust standard error", "vcovcl",
+    "coeftest vcovcl", "standard error clustered by", "cluster sandwich", "cluster adjusted standard error"))
+
+LOGISTIC = TestName("Logistic regression Wald z-test", (
+    "logistic regression", "logit", "logit model", "binomial glm", "glm binomial", "glm family binomial",
+    "logistic model", "binary logistic regression", "wald z logistic"))
+LINEAR_PROBABILITY = TestName("Linear probability model (lm on the 0/1 outcome)", (
+    "linear probability model", "lpm", "linear probability", "ols on the binary outcome", "lm on the 0 1 outcome"))
+POISSON = TestName("Poisson regression Wald z-test", (
+    "poisson regression", "poisson glm", "glm poisson", "glm family poisson", "poisson model",
+    "log linear poisson", "poisson rate regression", "poisson regression with offset"))
+POISSON_NO_OFFSET = TestName("Poisson regression without the exposure-time offset", (
+    "poisson regression without offset", "poisson without offset", "poisson glm without offset",
+    "poisson ignoring exposure time"))
+NEGATIVE_BINOMIAL = TestName("Negative binomial regression Wald z-test", (
+    "negative binomial", "negative binomial regression", "glm nb", "mass glm nb", "negbin", "nb2",
+    "negative binomial glm", "overdispersed poisson", "gamma poisson"))
+
 FISHER = TestName("Fisher's exact test", (
     "fisher", "fisher exact", "fisher exact test", "fisher test", "exact test for count data",
     "fisher exact test for count data", "hypergeometric test"))

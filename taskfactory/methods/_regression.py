@@ -1,0 +1,148 @@
+"""What the regression families share: the scenario's description of
+the covariates and their confounding, its checks, and the coefficient table
+of the exposure's model (lm or glm).
+
+A regression scenario's dgp gives, for every family of its kind::
+
+    outcome: [mean, sd]          # the outcome's mean and residual SD (a linear model)
+    exposure: [mean, sd]
+    covariates: {age: [55, 12], sex: [0.52, 0.48]}   # numeric: [mean, sd]; two levels: their shares
+    confounder: {age: 1.0, sex: -0.4}   # weights of the standardised covariates in the confounder
+    exposure_link: 1             # the sign of the exposure's correlation with the confounder
+    direction: 1                 # the sign of the exposure's effect
+
+A binary outcome gives ``prevalence`` (its share at the average exposure and
+covariates) in place of ``outcome``; a count outcome gives ``rate`` (events per
+unit of exposure time) and ``time: [low, high]`` (each row's exposure time,
+uniform). The data draw the covariates (:func:`taskfactory.kit.covariates`), the
+exposure correlated with the confounder, and the outcome from the exposure,
+the confounder and an error; each family shapes the error (or the design)
+its own way. The effect is the exposure's slope in outcome residual SDs per SD
+of the exposure's part the covariates do not explain, so its square is the
+partial Cohen's f^2.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..result import TestResult
+from ..scenarios import require_direction, require_number
+from ._common import require
+from ._models import glm_nb_terms, glm_terms, lm_terms, model_matrix
+
+#: Range of |corr(exposure, confounder)| and of the confounder's effect on the
+#: outcome (in outcome residual SDs), drawn per dataset.
+CONFOUNDING = (0.3, 0.6)
+CONFOUNDER_EFFECT = (0.4, 0.8)
+#: The conventional medium partial f^2 of a regression coefficient.
+MEDIUM_F2 = 0.15
+
+
+def _pair(value, what: str, positive_second: bool = True) -> tuple[float, float]:
+    if not (isinstance(value, list) and len(value) == 2):
+        raise ValueError(f"{what} needs [mean, sd]")
+    a, b = (require_number(v, what) for v in value)
+    if positive_second and not b > 0:
+        raise ValueError(f"{what} needs a positive sd")
+    return a, b
+
+
+def check_dgp(scenario, confounded: bool = True, outcome: str = "linear") -> None:
+    """Raise ``ValueError`` naming what in a regression scenario's dgp is
+    missing or malformed (see the module docstring); ``outcome`` is
+    ``linear``, ``binary`` or ``count``."""
+    dgp = scenario.dgp
+    if outcome == "linear":
+        _pair(dgp.get("outcome"), "dgp outcome")
+    elif outcome == "binary":
+        if not 0.0 < require_number(dgp.get("prevalence"), "dgp prevalence") < 1.0:
+            raise ValueError("dgp prevalence must lie between 0 and 1")
+    else:
+        if not require_number(dgp.get("rate"), "dgp rate") > 0.0:
+            raise ValueError("dgp rate must be positive")
+        low, high = _pair(dgp.get("time"), "dgp time")
+        if not 0.0 < low < high:
+            raise ValueError("dgp time needs [low, high] with 0 < low < high")
+        lo, hi = scenario.variable(scenario.roles["exposure_time"]).range
+        if not (lo <= low and high <= hi):
+            raise ValueError(f"dgp time must lie inside the range of '{scenario.roles['exposure_time']}'")
+    mean, sd = _pair(dgp["exposure"], "dgp exposure")
+    lo, hi = scenario.variable(scenario.roles["exposure"]).range
+    if not (lo < mean - 4 * sd and mean + 4 * sd < hi):
+        raise ValueError(f"dgp exposure mean +/- 4 sd must lie inside the range of '{scenario.roles['exposure']}'")
+    names = scenario.roles["covariates"]
+    given = dgp.get("covariates")
+    if not isinstance(given, dict) or sorted(given) != sorted(names):
+        raise ValueError(f"dgp covariates must describe each covariate ({', '.join(names)})")
+    for name in names:
+        var = scenario.variable(name)
+        if var.type == "category":
+            if len(var.levels) != 2:
+                raise ValueError(f"covariate '{name}' needs exactly two levels")
+            shares = given[name]
+            if not (isinstance(shares, list) and len(shares) == 2 and all(require_number(s, f"dgp covariates.{name}") > 0
+                                                                           for s in shares)):
+                raise ValueError(f"dgp covariates.{name} needs the positive shares of its two levels")
+        else:
+            m, s = _pair(given[name], f"dgp covariates.{name}")
+            if not (var.range[0] < m - 3 * s and m + 3 * s < var.range[1]):
+                raise ValueError(f"dgp covariates.{name} mean +/- 3 sd must lie inside the range of '{name}'")
+    weights = dgp.get("confounder")
+    if not isinstance(weights, dict) or not set(weights) <= set(names):
+        raise ValueError("dgp confounder must weight some of the covariates")
+    if not math.fsum(require_number(w, "dgp confounder") ** 2 for w in weights.values()) > 0:
+        raise ValueError("dgp confounder needs a weight other than 0")
+    if confounded and dgp.get("exposure_link") not in (1, -1):
+        raise ValueError("dgp exposure_link must be 1 or -1")
+    require_direction(scenario)
+
+
+def coefficients(condition, data, vcov: str, method: str, covariates: bool = True, cluster=None) -> TestResult:
+    """The exposure's row of ``lm(outcome ~ exposure + covariates)`` (without
+    the covariates when ``covariates`` is False), with the ``vcov`` standard
+    errors of :func:`taskfactory.methods._models.lm_terms`."""
+    roles = condition.roles
+    columns = [roles["exposure"], *(roles["covariates"] if covariates else [])]
+    X, names = model_matrix(data, columns)
+    require(len(data) > X.shape[1], f"{len(data)} complete rows for {X.shape[1]} coefficients")
+    y = data[roles["outcome"]].to_numpy(dtype=float)
+    terms = lm_terms(y, X, names, vcov=vcov, cluster=cluster)
+    return TestResult.from_terms(terms, roles["exposure"], method, "t", n=len(data))
+
+
+def glm_coefficients(condition, data, model: str, method: str, y, covariates: bool = True,
+                     offset: bool = True) -> TestResult:
+    """The exposure's row of ``summary(glm(y ~ exposure + covariates, ...))``
+    with Wald z: ``model`` is ``binomial``, ``poisson`` or ``negative_binomial``
+    (``MASS::glm.nb``); ``offset`` adds ``offset(log(exposure_time))`` when the
+    family has that role."""
+    roles = condition.roles
+    columns = [roles["exposure"], *(roles["covariates"] if covariates else [])]
+    X, names = model_matrix(data, columns)
+    off = None
+    if offset and "exposure_time" in roles:
+        time = data[roles["exposure_time"]].to_numpy(dtype=float)
+        require(bool((time > 0).all()), f"'{roles['exposure_time']}' must be positive (its log is the offset)")
+        off = np.log(time)
+    if model == "negative_binomial":
+        terms, _ = glm_nb_terms(y, X, names, offset=off)
+    else:
+        terms, _ = glm_terms(y, X, names, model, offset=off)
+    return TestResult.from_terms(terms, roles["exposure"], method, "z", n=len(data))
+
+
+def binary_outcome(condition, data) -> np.ndarray:
+    """The outcome as 0/1: 1 where it is the ``positive`` level."""
+    y = data[condition.roles["outcome"]].astype(str).to_numpy() == str(condition.roles["positive"])
+    require(0 < y.sum() < len(y), f"'{condition.roles['outcome']}' takes a single value")
+    return y.astype(float)
+
+
+def count_outcome(condition, data) -> np.ndarray:
+    """The outcome as counts, checked to be whole numbers >= 0."""
+    y = data[condition.roles["outcome"]].to_numpy(dtype=float)
+    require(bool(np.all((y >= 0) & (y == np.round(y)))), f"'{condition.roles['outcome']}' must hold counts")
+    return y

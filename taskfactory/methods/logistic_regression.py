@@ -1,0 +1,89 @@
+"""One coefficient of a logistic regression of a binary outcome.
+
+R: ``summary(glm(outcome == positive ~ exposure + covariates, family = binomial))``,
+the exposure's row: the maximum-likelihood log odds ratio and its Wald z. The
+data: covariates that confound the exposure (see
+:mod:`taskfactory.methods._regression`) and a binary outcome, uncommon at the
+scenario's ``prevalence``, drawn from a logistic model. A dataset whose fit
+separates, or whose IRLS does not converge, is redrawn. The tempting wrong
+test is the linear probability model, ``lm`` on the 0/1 outcome with
+classical standard errors.
+"""
+
+import numpy as np
+
+from ..family import Family
+from ..kit import column_spec, covariates, finish
+from ..registry import register
+from . import _describe
+from ._names import LINEAR_PROBABILITY, LOGISTIC
+from ._regression import CONFOUNDER_EFFECT, CONFOUNDING, binary_outcome, check_dgp, coefficients, glm_coefficients
+
+METHOD = "Logistic regression (glm, binomial), Wald z test of the coefficient"
+
+
+def generate(condition, rng):
+    """Covariates, an exposure correlated with their confounder, and the
+    outcome from a logistic model: logit P = logit(prevalence) + effect x +
+    the confounder's effect, x the standardised exposure."""
+    n, dgp, params, roles = condition.n, condition.dgp, condition.params, condition.roles
+    columns, confounder = covariates(condition, rng, n)
+    rho = dgp["exposure_link"] * params["confounding"]
+    exposure = rho * confounder + np.sqrt(1.0 - rho * rho) * rng.standard_normal(n)
+    logit = (np.log(dgp["prevalence"] / (1.0 - dgp["prevalence"])) + dgp.get("direction", 1) * condition.effect_value
+             * exposure + params["confounder_effect"] * confounder)
+    event = rng.random(n) < 1.0 / (1.0 + np.exp(-logit))
+    negative = next(level for level in column_spec(condition, "outcome")["levels"] if level != roles["positive"])
+    columns[roles["exposure"]] = dgp["exposure"][0] + dgp["exposure"][1] * exposure
+    columns[roles["outcome"]] = np.where(event, roles["positive"], negative)
+    return finish(condition, rng, columns)
+
+
+class LogisticRegression(Family):
+    name = "logistic_regression"
+    title = "Logistic regression coefficient (Wald z)"
+    category = "regression"
+    question_kind = "binary_outcome"
+    canonical = "summary(glm(outcome == positive ~ exposure + covariates, family = binomial))"
+    test_name = LOGISTIC
+    naive_name = LINEAR_PROBABILITY
+    roles = {"outcome": "category", "positive": "level", "exposure": "numeric", "covariates": "columns"}
+    min_n = 60
+    dgp_keys = ("prevalence", "exposure", "covariates", "confounder", "exposure_link")
+    naive_method = "Linear probability model: lm of the 0/1 outcome, classical standard errors"
+    r_pvalue = "res[2, 4]"
+    medium = float(np.log(2.5))
+    effect_unit = "log odds ratio per SD of the exposure"
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        return {"confounding": float(rng.uniform(*CONFOUNDING)),
+                "confounder_effect": float(rng.uniform(*CONFOUNDER_EFFECT)),
+                "prevalence": float(scenario.dgp["prevalence"])}
+
+    def validate(self, scenario):
+        check_dgp(scenario, outcome="binary")
+        levels = scenario.variable(scenario.roles["outcome"]).levels
+        if len(levels) != 2 or scenario.roles["positive"] not in levels:
+            raise ValueError(f"'{scenario.roles['outcome']}' needs two levels, one of them the positive "
+                             f"'{scenario.roles['positive']}'")
+
+    def analyse(self, condition, data):
+        return glm_coefficients(condition, data, "binomial", METHOD, binary_outcome(condition, data))
+
+    def naive(self, condition, data):
+        frame = data.assign(**{condition.roles["outcome"]: binary_outcome(condition, data)})
+        return coefficients(condition, frame, "classical", self.naive_method)
+
+    def effect_for_z(self, z, n, params):
+        """The log odds ratio whose Wald z sits at ``z``: the estimate's
+        variance is about 1 / (n p (1 - p) (1 - rho^2)), p the prevalence
+        and rho the exposure's correlation with the confounder."""
+        p, rho = params["prevalence"], params["confounding"]
+        return float(z / np.sqrt(n * p * (1.0 - p) * (1.0 - rho * rho)))
+
+    def hints(self, condition, data):
+        return _describe.binary_regression(data, condition.roles)
+
+
+register(LogisticRegression())

@@ -1,0 +1,96 @@
+"""One coefficient of a linear model of individuals nested in clusters whose
+exposure is a property of the cluster.
+
+R: ``lmtest::coeftest(fit, vcov = sandwich::vcovCL(fit, cluster = ~cluster))``,
+``fit <- lm(outcome ~ exposure + covariates)``, the exposure's row, with
+sandwich's defaults: HC1 cluster sums scaled by G / (G - 1) and
+(n - 1) / (n - p), t on the residual df. The grid's ``n`` counts clusters,
+each of ``cluster_size`` rows. The data: one exposure value per cluster,
+individual covariates that predict the outcome, and errors sharing a cluster
+intercept (intra-cluster correlation ``icc`` of the error, 0.05 to 0.3). The
+tempting wrong test is the same model's classical standard error, which takes
+the rows for independent.
+"""
+
+import numpy as np
+
+from ..effects import t_critical
+from ..family import Family
+from ..kit import covariates, finish
+from ..registry import register
+from . import _describe
+from ._names import OLS, OLS_CLUSTER
+from ._regression import CONFOUNDER_EFFECT, MEDIUM_F2, check_dgp, coefficients
+
+METHOD = "t test of coefficients, cluster-robust standard errors (sandwich::vcovCL)"
+CLUSTER_SIZE = (5, 15)
+ICC = (0.05, 0.3)
+
+
+def generate(condition, rng):
+    """Clusters of ``cluster_size`` rows: a standard normal exposure per
+    cluster, covariates per row, and an error of a cluster intercept
+    (variance ``icc``) plus a row term (variance 1 - icc)."""
+    k, dgp, params, roles = condition.n, condition.dgp, condition.params, condition.roles
+    size, icc = params["cluster_size"], params["icc"]
+    cluster = np.repeat(np.arange(1, k + 1), size)
+    columns, confounder = covariates(condition, rng, k * size)
+    exposure = rng.standard_normal(k)[cluster - 1]
+    error = rng.normal(0.0, np.sqrt(icc), k)[cluster - 1] + rng.normal(0.0, np.sqrt(1.0 - icc), k * size)
+    slope = dgp.get("direction", 1) * condition.effect_value
+    outcome = slope * exposure + params["confounder_effect"] * confounder + error
+    columns[roles["exposure"]] = dgp["exposure"][0] + dgp["exposure"][1] * exposure
+    columns[roles["outcome"]] = dgp["outcome"][0] + dgp["outcome"][1] * outcome
+    columns[roles["cluster"]] = cluster
+    return finish(condition, rng, columns)
+
+
+class OlsCluster(Family):
+    name = "ols_cluster"
+    title = "Linear regression coefficient with cluster-robust standard errors"
+    category = "regression"
+    question_kind = "clustered_regression"
+    canonical = "lmtest::coeftest(fit, vcov = sandwich::vcovCL(fit, cluster = ~cluster))"
+    test_name = OLS_CLUSTER
+    naive_name = OLS
+    roles = {"outcome": "numeric", "exposure": "numeric", "covariates": "columns", "cluster": "cluster"}
+    n_unit = "clusters"
+    min_n = 30
+    max_n = 800
+    dgp_keys = ("outcome", "exposure", "covariates", "confounder")
+    naive_method = "Linear regression with classical standard errors, ignoring the clusters"
+    r_pvalue = "res[2, 4]"
+    medium = float(np.sqrt(MEDIUM_F2))
+    effect_unit = "outcome error SDs per SD of the cluster-level exposure"
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        return {"cluster_size": int(rng.integers(CLUSTER_SIZE[0], CLUSTER_SIZE[1] + 1)),
+                "icc": float(rng.uniform(*ICC)),
+                "confounder_effect": float(rng.uniform(*CONFOUNDER_EFFECT)),
+                "coefficients": 2 + len(scenario.roles["covariates"])}
+
+    def rows(self, n, params=None):
+        return n * (CLUSTER_SIZE[1] if params is None else params["cluster_size"])
+
+    def validate(self, scenario):
+        check_dgp(scenario, confounded=False)
+
+    def analyse(self, condition, data):
+        cluster = data[condition.roles["cluster"]].to_numpy()
+        return coefficients(condition, data, "CL", METHOD, cluster=cluster)
+
+    def naive(self, condition, data):
+        return coefficients(condition, data, "classical", self.naive_method)
+
+    def effect_for_z(self, z, n, params):
+        """The slope whose t sits at the critical value: the estimate's
+        variance is (1 + (m - 1) icc) / (n m) for n clusters of m rows."""
+        m, icc = params["cluster_size"], params["icc"]
+        return float(t_critical(z, n * m - params["coefficients"]) * np.sqrt((1.0 + (m - 1) * icc) / (n * m)))
+
+    def hints(self, condition, data):
+        return _describe.clustered_regression(data, condition.roles)
+
+
+register(OlsCluster())

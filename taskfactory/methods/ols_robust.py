@@ -1,0 +1,88 @@
+"""One coefficient of a linear model whose errors grow with the exposure.
+
+R: ``lmtest::coeftest(fit, vcov = sandwich::vcovHC(fit, type = "HC3"))``,
+``fit <- lm(outcome ~ exposure + covariates)``, the exposure's row: the
+least-squares slope with the HC3 sandwich standard error, t on the residual
+df. The data: the confounded design of the regression kind (see
+:mod:`taskfactory.methods._regression`) with normal errors whose SD grows
+exponentially with the exposure, exp(h x - h^2) for the standardised exposure
+x (mean variance 1), h drawn per dataset. The tempting wrong test is the same
+model's classical standard error, which misses the extra variance at the
+high-leverage ends of the exposure.
+"""
+
+import numpy as np
+
+from ..effects import t_critical
+from ..family import Family
+from ..kit import covariates, finish
+from ..registry import register
+from . import _describe
+from ._names import OLS, OLS_HC3
+from ._regression import CONFOUNDER_EFFECT, CONFOUNDING, MEDIUM_F2, check_dgp, coefficients
+
+METHOD = "t test of coefficients, HC3 standard errors (sandwich::vcovHC)"
+#: Range of h, the growth of the error SD per SD of the exposure (log scale).
+HETEROSCEDASTICITY = (0.35, 0.6)
+
+
+def generate(condition, rng):
+    """As ols_coefficient's data, with errors whose SD is exp(h x - h^2)."""
+    n, dgp, params, roles = condition.n, condition.dgp, condition.params, condition.roles
+    columns, confounder = covariates(condition, rng, n)
+    rho = dgp["exposure_link"] * params["confounding"]
+    exposure = rho * confounder + np.sqrt(1.0 - rho * rho) * rng.standard_normal(n)
+    slope = dgp.get("direction", 1) * condition.effect_value / np.sqrt(1.0 - rho * rho)
+    h = params["heteroscedasticity"]
+    error = rng.standard_normal(n) * np.exp(h * exposure - h * h)
+    outcome = slope * exposure + params["confounder_effect"] * confounder + error
+    columns[roles["exposure"]] = dgp["exposure"][0] + dgp["exposure"][1] * exposure
+    columns[roles["outcome"]] = dgp["outcome"][0] + dgp["outcome"][1] * outcome
+    return finish(condition, rng, columns)
+
+
+class OlsRobust(Family):
+    name = "ols_robust"
+    title = "Linear regression coefficient with heteroscedasticity-robust (HC3) standard errors"
+    category = "regression"
+    question_kind = "regression"
+    canonical = 'lmtest::coeftest(fit, vcov = sandwich::vcovHC(fit, type = "HC3"))'
+    test_name = OLS_HC3
+    naive_name = OLS
+    roles = {"outcome": "numeric", "exposure": "numeric", "covariates": "columns"}
+    min_n = 30
+    dgp_keys = ("outcome", "exposure", "covariates", "confounder", "exposure_link")
+    naive_method = "Linear regression with classical standard errors, summary(lm(...))"
+    r_pvalue = "res[2, 4]"
+    medium = float(np.sqrt(MEDIUM_F2))
+    effect_unit = "outcome residual SDs per SD of the exposure net of the covariates (sqrt of partial f2)"
+    generate = staticmethod(generate)
+
+    def draw_params(self, scenario, n, rng):
+        return {"confounding": float(rng.uniform(*CONFOUNDING)),
+                "confounder_effect": float(rng.uniform(*CONFOUNDER_EFFECT)),
+                "heteroscedasticity": float(rng.uniform(*HETEROSCEDASTICITY)),
+                "coefficients": 2 + len(scenario.roles["covariates"])}
+
+    def validate(self, scenario):
+        check_dgp(scenario)
+
+    def analyse(self, condition, data):
+        return coefficients(condition, data, "HC3", METHOD)
+
+    def naive(self, condition, data):
+        return coefficients(condition, data, "classical", self.naive_method)
+
+    def effect_for_z(self, z, n, params):
+        """The slope whose t on n - p df sits at the critical value. With errors
+        of SD exp(h x - h^2), the sandwich variance of the estimate is
+        (1 + 4 h^2 (1 - rho^2)) / n in these units (rho the exposure's
+        correlation with the confounder)."""
+        h, rho = params["heteroscedasticity"], params["confounding"]
+        return float(t_critical(z, n - params["coefficients"]) * np.sqrt((1.0 + 4.0 * h * h * (1.0 - rho * rho)) / n))
+
+    def hints(self, condition, data):
+        return _describe.regression(data, condition.roles)
+
+
+register(OlsRobust())

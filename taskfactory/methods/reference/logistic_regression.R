@@ -1,0 +1,3 @@
+# Logistic regression coefficient: the canonical call on d, the data after the canonical handling.
+# {role} fields are filled with the scenario's columns; the coefficient table is left in res, the exposure in its row 2.
+res <- summary(glm({outcome} == "{positive}" ~ {exposure} + {covariates}, family = binomial, data = d))$coefficients
