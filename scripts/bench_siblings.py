@@ -102,11 +102,11 @@ def choose(kind: str, data, roles: dict) -> str:
 
 def _heteroscedastic(data, roles: dict) -> bool:
     """Breusch-Pagan (studentized, Koenker) test of the adjusted model's
-    residuals on its regressors, at 1 %."""
+    residuals against the exposure (the residual plot an analyst looks at), at 1 %."""
     X, _ = model_matrix(data, [roles["exposure"], *roles["covariates"]])
     y = data[roles["outcome"]].to_numpy(float)
     resid = y - X @ np.linalg.lstsq(X, y, rcond=None)[0]
-    return het_breuschpagan(resid, X)[1] < NORMALITY_ALPHA
+    return het_breuschpagan(resid, X[:, :2])[1] < NORMALITY_ALPHA
 
 
 def _overdispersed(data, roles: dict) -> bool:

@@ -23,18 +23,32 @@ from ._regression import CONFOUNDER_EFFECT, CONFOUNDING, MEDIUM_F2, check_dgp, c
 
 METHOD = "t test of coefficients, HC3 standard errors (sandwich::vcovHC)"
 #: Range of h, the growth of the error SD per SD of the exposure (log scale).
-HETEROSCEDASTICITY = (0.35, 0.6)
+HETEROSCEDASTICITY = (0.8, 1.1)
+
+
+def spread(x, h):
+    """How the error SD grows with the standardised exposure x: exp(2 h tanh(x / 2)),
+    about exp(h x) near the mean, levelling off beyond two SDs."""
+    return np.exp(2.0 * h * np.tanh(x / 2.0))
+
+
+def normal_expectation(f):
+    """E f(z) for z standard normal, by 40-point Gauss-Hermite quadrature."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(40)
+    return float(np.sum(weights * f(nodes)) / np.sum(weights))
 
 
 def generate(condition, rng):
-    """As ols_coefficient's data, with errors whose SD is exp(h x - h^2)."""
+    """As ols_coefficient's data, with normal errors whose SD is :func:`spread`,
+    scaled to mean variance 1."""
     n, dgp, params, roles = condition.n, condition.dgp, condition.params, condition.roles
     columns, confounder = covariates(condition, rng, n)
     rho = dgp["exposure_link"] * params["confounding"]
     exposure = rho * confounder + np.sqrt(1.0 - rho * rho) * rng.standard_normal(n)
     slope = dgp.get("direction", 1) * condition.effect_value / np.sqrt(1.0 - rho * rho)
     h = params["heteroscedasticity"]
-    error = rng.standard_normal(n) * np.exp(h * exposure - h * h)
+    scale = np.sqrt(normal_expectation(lambda z: spread(z, h) ** 2))
+    error = rng.standard_normal(n) * spread(exposure, h) / scale
     outcome = slope * exposure + params["confounder_effect"] * confounder + error
     columns[roles["exposure"]] = dgp["exposure"][0] + dgp["exposure"][1] * exposure
     columns[roles["outcome"]] = dgp["outcome"][0] + dgp["outcome"][1] * outcome
@@ -74,12 +88,17 @@ class OlsRobust(Family):
         return coefficients(condition, data, "classical", self.naive_method)
 
     def effect_for_z(self, z, n, params):
-        """The slope whose t on n - p df sits at the critical value. With errors
-        of SD exp(h x - h^2), the sandwich variance of the estimate is
-        (1 + 4 h^2 (1 - rho^2)) / n in these units (rho the exposure's
-        correlation with the confounder)."""
+        """The slope whose t on n - p df sits at the critical value. The
+        exposure is rho c + s u (c the confounder, u its own part, s^2 = 1 - rho^2),
+        so the sandwich variance of the estimate is E[u^2 spread(x)^2] / (n E spread^2)
+        in these units, by quadrature over c and u."""
         h, rho = params["heteroscedasticity"], params["confounding"]
-        return float(t_critical(z, n - params["coefficients"]) * np.sqrt((1.0 + 4.0 * h * h * (1.0 - rho * rho)) / n))
+        nodes, weights = np.polynomial.hermite_e.hermegauss(40)
+        weights = weights / weights.sum()
+        c, u = nodes[:, None], nodes[None, :]
+        inner = float(np.sum(weights[:, None] * weights[None, :] * u * u * spread(rho * c + np.sqrt(1.0 - rho * rho) * u, h) ** 2))
+        variance = inner / normal_expectation(lambda x: spread(x, h) ** 2)
+        return float(t_critical(z, n - params["coefficients"]) * np.sqrt(variance / n))
 
     def hints(self, condition, data):
         return _describe.regression(data, condition.roles)
