@@ -67,8 +67,9 @@ OLS_CLUSTER = TestName("Linear regression with cluster-robust standard errors", 
 LOGISTIC = TestName("Logistic regression Wald z-test", (
     "logistic regression", "logit", "logit model", "binomial glm", "glm binomial", "glm family binomial",
     "logistic model", "binary logistic regression", "wald z logistic"))
-LINEAR_PROBABILITY = TestName("Linear probability model (lm on the 0/1 outcome)", (
-    "linear probability model", "lpm", "linear probability", "ols on the binary outcome", "lm on the 0 1 outcome"))
+UNADJUSTED_LOGISTIC = TestName("Logistic regression without the covariates", (
+    "unadjusted logistic regression", "simple logistic regression", "crude logistic regression",
+    "logistic regression without covariate", "univariable logistic regression"))
 POISSON = TestName("Poisson regression Wald z-test", (
     "poisson regression", "poisson glm", "glm poisson", "glm family poisson", "poisson model",
     "log linear poisson", "poisson rate regression", "poisson regression with offset"))
