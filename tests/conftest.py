@@ -1,6 +1,8 @@
 import contextlib
 import io
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,3 +82,24 @@ def record_of():
     def make(grid, c, ds):
         return record(grid, c, ds)
     return make
+
+
+RUNNER = """
+import runpy, sys
+for script, out in zip(sys.argv[1::2], sys.argv[2::2]):
+    sys.argv = [script, out]
+    runpy.run_path(script, run_name="__main__")
+"""
+
+
+def run_scripts(records, folder: Path) -> list[bytes]:
+    """Run every record's emitted script (one isolated interpreter, a fresh
+    namespace each); return the CSV bytes each wrote."""
+    args = []
+    for i, rec in enumerate(records):
+        script = folder / f"s{i}.py"
+        script.write_text(rec["script"])
+        args += [str(script), str(folder / f"s{i}.csv")]
+    subprocess.run([sys.executable, "-I", "-c", RUNNER, *args], check=True, cwd=folder)
+    return [(folder / f"s{i}.csv").read_bytes() for i in range(len(records))]
+

@@ -3,8 +3,6 @@
 import ast
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -15,23 +13,8 @@ from taskfactory.errors import ScenarioError
 from taskfactory.readers import load_yaml
 from taskfactory.scenarios import scenario_root
 
-RUNNER = """
-import runpy, sys
-for script, out in zip(sys.argv[1::2], sys.argv[2::2]):
-    sys.argv = [script, out]
-    runpy.run_path(script, run_name="__main__")
-"""
+from conftest import run_scripts
 
-
-def run_scripts(records, folder: Path):
-    """Run every record's script (one interpreter, fresh namespace each); return the CSV bytes."""
-    args = []
-    for i, rec in enumerate(records):
-        script = folder / f"s{i}.py"
-        script.write_text(rec["script"])
-        args += [str(script), str(folder / f"s{i}.csv")]
-    subprocess.run([sys.executable, "-I", "-c", RUNNER, *args], check=True, cwd=folder)
-    return [(folder / f"s{i}.csv").read_bytes() for i in range(len(records))]
 
 
 def test_every_script_of_a_small_build_reproduces_its_csv(tmp_path):
