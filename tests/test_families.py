@@ -133,8 +133,11 @@ def test_medium_effect_grows_with_n(method):
         # a sparse-table design keeps a few events at every N, so power stays low and flat: above alpha
         assert min(np.mean(small < 0.05), np.mean(large < 0.05)) >= 0.1
         return
-    assert np.mean(large < 0.05) > np.mean(small < 0.05)
     assert np.mean(large < 0.05) >= 0.9
+    if np.mean(small < 0.05) < 1.0:
+        assert np.mean(large < 0.05) > np.mean(small < 0.05)
+    else:  # a count model at its medium rate ratio rejects every time already at N = 60: the evidence still grows
+        assert np.median(-np.log10(np.maximum(large, 1e-300))) > 2 * np.median(-np.log10(np.maximum(small, 1e-300)))
 
 
 @pytest.mark.parametrize("method", FAMILIES)
