@@ -326,8 +326,8 @@ class Family(ABC):
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
-        if "question_kind" not in cls.__dict__ and "name" in cls.__dict__:
-            cls.question_kind = cls.name
+        if "name" in cls.__dict__ and not any("question_kind" in base.__dict__ for base in cls.__mro__):
+            cls.question_kind = cls.name  # a family of its own kind, unless a base class names the kind
         if "test_name" not in cls.__dict__ and "title" in cls.__dict__ and "canonical" in cls.__dict__:
             cls.test_name = TestName(cls.title, (cls.canonical,))
 

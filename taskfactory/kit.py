@@ -111,6 +111,34 @@ def covariates(condition, rng, n):
     return columns, confounder
 
 
+def confounded_exposure(condition, rng, n):
+    """The covariates (see :func:`covariates`) and a standard normal exposure
+    x = rho c + sqrt(1 - rho^2) u correlated with their confounder c, rho the
+    drawn ``confounding`` with the sign of the dgp's ``exposure_link``. The
+    exposure joins the columns on the dgp's ``exposure`` [mean, sd]. Returns
+    ``(columns, confounder, x)``."""
+    columns, confounder = covariates(condition, rng, n)
+    rho = condition.dgp["exposure_link"] * condition.params["confounding"]
+    x = rho * confounder + np.sqrt(1.0 - rho * rho) * rng.standard_normal(n)
+    mean, sd = condition.dgp["exposure"]
+    columns[condition.roles["exposure"]] = mean + sd * x
+    return columns, confounder, x
+
+
+def expected_counts(condition, rng, n):
+    """A count regression's design: the covariates and confounded exposure of
+    :func:`confounded_exposure`, exposure times uniform on the dgp's ``time``,
+    and each row's expected count, rate x time x exp(effect x + the
+    confounder's effect). Returns ``(columns, expected)``."""
+    dgp, params = condition.dgp, condition.params
+    columns, confounder, x = confounded_exposure(condition, rng, n)
+    time = rng.uniform(dgp["time"][0], dgp["time"][1], n)
+    columns[condition.roles["exposure_time"]] = time
+    expected = dgp["rate"] * time * np.exp(dgp.get("direction", 1) * condition.effect_value * x
+                                           + params["confounder_effect"] * confounder)
+    return columns, expected
+
+
 def finish(condition, rng, columns):
     """Assemble the released table from the analysis columns.
 

@@ -16,6 +16,7 @@ import numpy as np
 from scipy import stats
 
 from ..result import TestResult
+from ..scenarios import require_number
 from ._common import numeric, require
 
 PEARSON_METHOD = "Pearson's product-moment correlation"
@@ -192,3 +193,36 @@ def spearman_test(condition, data) -> TestResult:
         branch = "exact permutation" if n <= SPEARMAN_ENUMERATE_MAX_N else "Edgeworth series"
     return TestResult(statistic=q, pvalue=float(p), method=SPEARMAN_METHOD, estimate=rho, n=n, statistic_name="S",
                       details={"branch": branch, "ties": bool(ties)})
+
+
+#: The monotone curves :func:`taskfactory.kit.margin` bends a margin with, the
+#: keys of a margin's dgp, and the range of the per-dataset factor on its ``k``.
+SHAPES = ("normal", "lognormal", "sinh", "logistic")
+MARGIN_KEYS = ("shape", "loc", "scale", "k", "shift")
+K_RANGE = (0.8, 1.25)
+
+
+def margin_factors(rng) -> dict:
+    """How strongly each margin bends in one dataset: a factor on the
+    scenario's ``k`` of x and of y."""
+    return {"k_factor": [float(v) for v in rng.uniform(K_RANGE[0], K_RANGE[1], 2)]}
+
+
+def check_margin(scenario, role: str, extra_keys: tuple[str, ...] = ()) -> dict:
+    """The dgp's margin of ``role`` (x or y), checked: a known shape, loc, a
+    positive scale and k, numbers only, no keys but :data:`MARGIN_KEYS` and
+    ``extra_keys``. Raises ``ValueError`` naming what is wrong."""
+    spec = scenario.dgp[role]
+    if not isinstance(spec, dict) or spec.get("shape") not in SHAPES:
+        raise ValueError(f"dgp {role} needs a shape, one of {', '.join(SHAPES)}")
+    allowed = MARGIN_KEYS + extra_keys
+    unknown = sorted(set(spec) - set(allowed))
+    if unknown:
+        raise ValueError(f"dgp {role} has the unknown key '{unknown[0]}'; allowed: {', '.join(allowed)}")
+    for key in allowed[1:]:
+        if key in spec:
+            require_number(spec[key], f"dgp {role}.{key}")
+    if not spec.get("scale", 0) > 0 or not spec.get("k", 1.0) > 0 or "loc" not in spec:
+        raise ValueError(f"dgp {role} needs loc, a positive scale and a positive k")
+    return spec
+

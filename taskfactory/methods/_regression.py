@@ -28,8 +28,10 @@ import math
 
 import numpy as np
 
+from ..family import Family
 from ..result import TestResult
 from ..scenarios import require_direction, require_number
+from . import _describe
 from ._common import require
 from ._models import glm_nb_terms, glm_terms, lm_terms, model_matrix
 
@@ -146,3 +148,62 @@ def count_outcome(condition, data) -> np.ndarray:
     y = data[condition.roles["outcome"]].to_numpy(dtype=float)
     require(bool(np.all((y >= 0) & (y == np.round(y)))), f"'{condition.roles['outcome']}' must hold counts")
     return y
+
+
+class ConfoundedRegression(Family):
+    """What the families of an exposure confounded by covariates share (one
+    coefficient of a linear, logistic or count model): the roles, the dgp
+    schema and its check (``outcome`` says which outcome keys it needs), and
+    the nuisance parameters of a dataset, the confounding and the
+    confounder's effect, drawn per dataset."""
+
+    category = "regression"
+    roles = {"outcome": "numeric", "exposure": "numeric", "covariates": "columns"}
+    min_n = 30
+    r_pvalue = "res[2, 4]"
+    outcome: str = "linear"
+
+    def draw_params(self, scenario, n, rng):
+        return {"confounding": float(rng.uniform(*CONFOUNDING)),
+                "confounder_effect": float(rng.uniform(*CONFOUNDER_EFFECT)),
+                "coefficients": 2 + len(scenario.roles["covariates"])}
+
+    def validate(self, scenario):
+        check_dgp(scenario, outcome=self.outcome)
+
+
+class LinearRegression(ConfoundedRegression):
+    """The linear families on a confounded exposure (ols_coefficient,
+    ols_robust): the effect is the exposure's slope in outcome residual SDs
+    per SD of its part the covariates do not explain."""
+
+    dgp_keys = ("outcome", "exposure", "covariates", "confounder", "exposure_link")
+    medium = float(np.sqrt(MEDIUM_F2))
+    effect_unit = "outcome residual SDs per SD of the exposure net of the covariates (sqrt of partial f2)"
+
+    def hints(self, condition, data):
+        return _describe.regression(data, condition.roles)
+
+
+class CountRegression(ConfoundedRegression):
+    """The count families (poisson_regression, negative_binomial): counts over
+    an exposure time, the log of which is the model's offset."""
+
+    question_kind = "counts"
+    roles = {"outcome": "numeric", "exposure": "numeric", "covariates": "columns", "exposure_time": "numeric"}
+    min_n = 60
+    dgp_keys = ("rate", "time", "exposure", "covariates", "confounder", "exposure_link")
+    outcome = "count"
+    medium = float(np.log(1.5))
+    effect_unit = "log rate ratio per SD of the exposure"
+
+    def draw_params(self, scenario, n, rng):
+        """Also the mean count at the average exposure and covariates (for calibration)."""
+        params = super().draw_params(scenario, n, rng)
+        low, high = scenario.dgp["time"]
+        gamma = params["confounder_effect"]
+        return {**params, "mean_count": float(scenario.dgp["rate"] * (low + high) / 2.0 * np.exp(gamma * gamma / 2.0))}
+
+    def hints(self, condition, data):
+        return _describe.count_regression(data, condition.roles)
+

@@ -27,7 +27,7 @@ from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction
 from . import _describe
-from ._common import chisq_yates, counts_2x2, require
+from ._common import chisq_yates, counts_2x2
 from ._names import CHI_SQUARE, FISHER
 
 #: The range of the expected count of the rarer outcome in the smaller group

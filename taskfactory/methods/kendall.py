@@ -22,12 +22,10 @@ from ..kit import finish, margin
 from ..registry import register
 from ..scenarios import require_direction, require_number
 from . import _describe
-from ._correlation import SPEARMAN_METHOD, kendall_test, pearson_test, spearman_test
+from ._correlation import (K_RANGE, SPEARMAN_METHOD, check_margin, kendall_test, margin_factors, pearson_test,
+                           spearman_test)
 from ._names import KENDALL, PEARSON, SPEARMAN
 
-SHAPES = ("normal", "lognormal", "sinh", "logistic")
-K_RANGE = (0.8, 1.25)
-MARGIN_KEYS = ("shape", "loc", "scale", "k", "shift", "step")
 #: Fewest and most distinct values a margin may take between normal scores -2 and 2.
 LEVELS = (5, 40)
 
@@ -73,23 +71,12 @@ class Kendall(Family):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """How strongly each margin bends: a factor on the scenario's ``k`` of x and of y."""
-        return {"k_factor": [float(v) for v in rng.uniform(K_RANGE[0], K_RANGE[1], 2)]}
+        return margin_factors(rng)
 
     def validate(self, scenario):
         for role in ("x", "y"):
-            spec = scenario.dgp[role]
-            if not isinstance(spec, dict) or spec.get("shape") not in SHAPES:
-                raise ValueError(f"dgp {role} needs a shape, one of {', '.join(SHAPES)}")
-            unknown = sorted(set(spec) - set(MARGIN_KEYS))
-            if unknown:
-                raise ValueError(f"dgp {role} has the unknown key '{unknown[0]}'; allowed: {', '.join(MARGIN_KEYS)}")
-            for key in MARGIN_KEYS[1:]:
-                if key in spec:
-                    require_number(spec[key], f"dgp {role}.{key}")
-            if not spec.get("scale", 0) > 0 or not spec.get("k", 1.0) > 0 or "loc" not in spec:
-                raise ValueError(f"dgp {role} needs loc, a positive scale and a positive k")
-            if not spec.get("step", 0) > 0:
+            spec = check_margin(scenario, role, ("step",))
+            if not require_number(spec.get("step", 0), f"dgp {role}.step") > 0:
                 raise ValueError(f"dgp {role} needs a positive step (the values are rounded to it)")
             var = scenario.variable(scenario.roles[role])
             lo, hi = var.range

@@ -15,12 +15,11 @@ and a rare outcome.)
 
 import numpy as np
 
-from ..family import Family
-from ..kit import column_spec, covariates, finish
+from ..kit import column_spec, confounded_exposure, finish
 from ..registry import register
 from . import _describe
 from ._names import LOGISTIC, UNADJUSTED_LOGISTIC
-from ._regression import CONFOUNDER_EFFECT, CONFOUNDING, binary_outcome, check_dgp, glm_coefficients
+from ._regression import ConfoundedRegression, binary_outcome, glm_coefficients
 
 METHOD = "Logistic regression (glm, binomial), Wald z test of the coefficient"
 
@@ -29,23 +28,19 @@ def generate(condition, rng):
     """Covariates, an exposure correlated with their confounder, and the
     outcome from a logistic model: logit P = logit(prevalence) + effect x +
     the confounder's effect, x the standardised exposure."""
-    n, dgp, params, roles = condition.n, condition.dgp, condition.params, condition.roles
-    columns, confounder = covariates(condition, rng, n)
-    rho = dgp["exposure_link"] * params["confounding"]
-    exposure = rho * confounder + np.sqrt(1.0 - rho * rho) * rng.standard_normal(n)
+    dgp, params, roles = condition.dgp, condition.params, condition.roles
+    columns, confounder, exposure = confounded_exposure(condition, rng, condition.n)
     logit = (np.log(dgp["prevalence"] / (1.0 - dgp["prevalence"])) + dgp.get("direction", 1) * condition.effect_value
              * exposure + params["confounder_effect"] * confounder)
-    event = rng.random(n) < 1.0 / (1.0 + np.exp(-logit))
+    event = rng.random(condition.n) < 1.0 / (1.0 + np.exp(-logit))
     negative = next(level for level in column_spec(condition, "outcome")["levels"] if level != roles["positive"])
-    columns[roles["exposure"]] = dgp["exposure"][0] + dgp["exposure"][1] * exposure
     columns[roles["outcome"]] = np.where(event, roles["positive"], negative)
     return finish(condition, rng, columns)
 
 
-class LogisticRegression(Family):
+class LogisticRegression(ConfoundedRegression):
     name = "logistic_regression"
     title = "Logistic regression coefficient (Wald z)"
-    category = "regression"
     question_kind = "binary_outcome"
     canonical = "summary(glm(outcome == positive ~ exposure + covariates, family = binomial))"
     test_name = LOGISTIC
@@ -54,18 +49,17 @@ class LogisticRegression(Family):
     min_n = 60
     dgp_keys = ("prevalence", "exposure", "covariates", "confounder", "exposure_link")
     naive_method = "Logistic regression on the exposure alone, without the covariates"
-    r_pvalue = "res[2, 4]"
+    outcome = "binary"
     medium = float(np.log(2.5))
     effect_unit = "log odds ratio per SD of the exposure"
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        return {"confounding": float(rng.uniform(*CONFOUNDING)),
-                "confounder_effect": float(rng.uniform(*CONFOUNDER_EFFECT)),
-                "prevalence": float(scenario.dgp["prevalence"])}
+        """Also the scenario's prevalence (for calibration)."""
+        return {**super().draw_params(scenario, n, rng), "prevalence": float(scenario.dgp["prevalence"])}
 
     def validate(self, scenario):
-        check_dgp(scenario, outcome="binary")
+        super().validate(scenario)
         levels = scenario.variable(scenario.roles["outcome"]).levels
         if len(levels) != 2 or scenario.roles["positive"] not in levels:
             raise ValueError(f"'{scenario.roles['outcome']}' needs two levels, one of them the positive "

@@ -13,12 +13,11 @@ ones, since they are right on homoscedastic data too.
 import numpy as np
 
 from ..effects import t_critical
-from ..family import Alternative, Family
-from ..kit import covariates, finish
+from ..family import Alternative
+from ..kit import confounded_exposure, finish
 from ..registry import register
-from . import _describe
 from ._names import OLS, OLS_HC3, UNADJUSTED_OLS
-from ._regression import CONFOUNDER_EFFECT, CONFOUNDING, MEDIUM_F2, check_dgp, coefficients
+from ._regression import LinearRegression, coefficients
 
 METHOD = "Linear regression (lm), t test of the coefficient"
 HC3_METHOD = "t test of coefficients, HC3 standard errors (sandwich::vcovHC)"
@@ -28,16 +27,12 @@ def generate(condition, rng):
     """Covariates, an exposure correlated with their confounder, and an outcome
     from the exposure (slope ``effect`` per SD of its unconfounded part), the
     confounder and normal errors."""
-    n, dgp, params, roles = condition.n, condition.dgp, condition.params, condition.roles
-    columns, confounder = covariates(condition, rng, n)
-    rho = dgp["exposure_link"] * params["confounding"]
-    unconfounded = np.sqrt(1.0 - rho * rho) * rng.standard_normal(n)
-    exposure = rho * confounder + unconfounded
-    slope = dgp.get("direction", 1) * condition.effect_value / np.sqrt(1.0 - rho * rho)
-    error = rng.standard_normal(n)
+    dgp, params = condition.dgp, condition.params
+    columns, confounder, exposure = confounded_exposure(condition, rng, condition.n)
+    slope = dgp.get("direction", 1) * condition.effect_value / np.sqrt(1.0 - params["confounding"] ** 2)
+    error = rng.standard_normal(condition.n)
     outcome = slope * exposure + params["confounder_effect"] * confounder + error
-    columns[roles["exposure"]] = dgp["exposure"][0] + dgp["exposure"][1] * exposure
-    columns[roles["outcome"]] = dgp["outcome"][0] + dgp["outcome"][1] * outcome
+    columns[condition.roles["outcome"]] = dgp["outcome"][0] + dgp["outcome"][1] * outcome
     return finish(condition, rng, columns)
 
 
@@ -45,34 +40,19 @@ def hc3(condition, data):
     return coefficients(condition, data, "HC3", HC3_METHOD)
 
 
-class OlsCoefficient(Family):
+class OlsCoefficient(LinearRegression):
     name = "ols_coefficient"
     title = "Linear regression coefficient adjusted for covariates"
-    category = "regression"
     question_kind = "regression"
     canonical = "summary(lm(outcome ~ exposure + covariates))"
     test_name = OLS
     naive_name = UNADJUSTED_OLS
-    roles = {"outcome": "numeric", "exposure": "numeric", "covariates": "columns"}
-    min_n = 30
-    dgp_keys = ("outcome", "exposure", "covariates", "confounder", "exposure_link")
     naive_method = "Simple linear regression of the outcome on the exposure alone"
     accepted = (Alternative(method=HC3_METHOD, call='lmtest::coeftest(fit, vcov = sandwich::vcovHC(fit, type = "HC3"))',
                             run=hc3, name=OLS_HC3, r_pvalue="res[2, 4]",
                             r_code=('fit <- lm({outcome} ~ {exposure} + {covariates}, data = d)\n'
                                     'res <- lmtest::coeftest(fit, vcov = sandwich::vcovHC(fit, type = "HC3"))')),)
-    r_pvalue = "res[2, 4]"
-    medium = float(np.sqrt(MEDIUM_F2))
-    effect_unit = "outcome residual SDs per SD of the exposure net of the covariates (sqrt of partial f2)"
     generate = staticmethod(generate)
-
-    def draw_params(self, scenario, n, rng):
-        return {"confounding": float(rng.uniform(*CONFOUNDING)),
-                "confounder_effect": float(rng.uniform(*CONFOUNDER_EFFECT)),
-                "coefficients": 2 + len(scenario.roles["covariates"])}
-
-    def validate(self, scenario):
-        check_dgp(scenario)
 
     def analyse(self, condition, data):
         return coefficients(condition, data, "classical", METHOD)
@@ -84,9 +64,6 @@ class OlsCoefficient(Family):
         """The slope whose t on n - p df sits at the critical value: the
         estimate's SD is 1 / sqrt(n) in these units."""
         return float(t_critical(z, n - params["coefficients"]) / np.sqrt(n))
-
-    def hints(self, condition, data):
-        return _describe.regression(data, condition.roles)
 
 
 register(OlsCoefficient())

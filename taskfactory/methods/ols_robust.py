@@ -14,12 +14,10 @@ high-leverage ends of the exposure.
 import numpy as np
 
 from ..effects import t_critical
-from ..family import Family
-from ..kit import covariates, finish
+from ..kit import confounded_exposure, finish
 from ..registry import register
-from . import _describe
 from ._names import OLS, OLS_HC3
-from ._regression import CONFOUNDER_EFFECT, CONFOUNDING, MEDIUM_F2, check_dgp, coefficients
+from ._regression import LinearRegression, coefficients
 
 METHOD = "t test of coefficients, HC3 standard errors (sandwich::vcovHC)"
 #: Range of h, the growth of the error SD per SD of the exposure (log scale).
@@ -41,45 +39,30 @@ def normal_expectation(f):
 def generate(condition, rng):
     """As ols_coefficient's data, with normal errors whose SD is :func:`spread`,
     scaled to mean variance 1."""
-    n, dgp, params, roles = condition.n, condition.dgp, condition.params, condition.roles
-    columns, confounder = covariates(condition, rng, n)
-    rho = dgp["exposure_link"] * params["confounding"]
-    exposure = rho * confounder + np.sqrt(1.0 - rho * rho) * rng.standard_normal(n)
-    slope = dgp.get("direction", 1) * condition.effect_value / np.sqrt(1.0 - rho * rho)
+    dgp, params = condition.dgp, condition.params
+    columns, confounder, exposure = confounded_exposure(condition, rng, condition.n)
+    slope = dgp.get("direction", 1) * condition.effect_value / np.sqrt(1.0 - params["confounding"] ** 2)
     h = params["heteroscedasticity"]
     scale = np.sqrt(normal_expectation(lambda z: spread(z, h) ** 2))
-    error = rng.standard_normal(n) * spread(exposure, h) / scale
+    error = rng.standard_normal(condition.n) * spread(exposure, h) / scale
     outcome = slope * exposure + params["confounder_effect"] * confounder + error
-    columns[roles["exposure"]] = dgp["exposure"][0] + dgp["exposure"][1] * exposure
-    columns[roles["outcome"]] = dgp["outcome"][0] + dgp["outcome"][1] * outcome
+    columns[condition.roles["outcome"]] = dgp["outcome"][0] + dgp["outcome"][1] * outcome
     return finish(condition, rng, columns)
 
 
-class OlsRobust(Family):
+class OlsRobust(LinearRegression):
     name = "ols_robust"
     title = "Linear regression coefficient with heteroscedasticity-robust (HC3) standard errors"
-    category = "regression"
     question_kind = "regression"
     canonical = 'lmtest::coeftest(fit, vcov = sandwich::vcovHC(fit, type = "HC3"))'
     test_name = OLS_HC3
     naive_name = OLS
-    roles = {"outcome": "numeric", "exposure": "numeric", "covariates": "columns"}
-    min_n = 30
-    dgp_keys = ("outcome", "exposure", "covariates", "confounder", "exposure_link")
     naive_method = "Linear regression with classical standard errors, summary(lm(...))"
-    r_pvalue = "res[2, 4]"
-    medium = float(np.sqrt(MEDIUM_F2))
-    effect_unit = "outcome residual SDs per SD of the exposure net of the covariates (sqrt of partial f2)"
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        return {"confounding": float(rng.uniform(*CONFOUNDING)),
-                "confounder_effect": float(rng.uniform(*CONFOUNDER_EFFECT)),
-                "heteroscedasticity": float(rng.uniform(*HETEROSCEDASTICITY)),
-                "coefficients": 2 + len(scenario.roles["covariates"])}
-
-    def validate(self, scenario):
-        check_dgp(scenario)
+        """Also h, how fast the error SD grows with the exposure."""
+        return {**super().draw_params(scenario, n, rng), "heteroscedasticity": float(rng.uniform(*HETEROSCEDASTICITY))}
 
     def analyse(self, condition, data):
         return coefficients(condition, data, "HC3", METHOD)
@@ -99,9 +82,6 @@ class OlsRobust(Family):
         inner = float(np.sum(weights[:, None] * weights[None, :] * u * u * spread(rho * c + np.sqrt(1.0 - rho * rho) * u, h) ** 2))
         variance = inner / normal_expectation(lambda x: spread(x, h) ** 2)
         return float(t_critical(z, n - params["coefficients"]) * np.sqrt(variance / n))
-
-    def hints(self, condition, data):
-        return _describe.regression(data, condition.roles)
 
 
 register(OlsRobust())

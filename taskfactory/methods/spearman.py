@@ -21,12 +21,9 @@ from ..family import Alternative, Family
 from ..registry import register
 from ._names import KENDALL, PEARSON, SPEARMAN
 from . import _describe
-from ..scenarios import require_direction, require_number
-from ._correlation import KENDALL_METHOD, kendall_test, pearson_test, spearman_test
-
-SHAPES = ("normal", "lognormal", "sinh", "logistic")
-K_RANGE = (0.8, 1.25)
-MARGIN_KEYS = ("shape", "loc", "scale", "k", "shift")
+from ..scenarios import require_direction
+from ._correlation import (K_RANGE, KENDALL_METHOD, check_margin, kendall_test, margin_factors, pearson_test,
+                           spearman_test)
 
 
 def generate(condition, rng):
@@ -64,22 +61,11 @@ class Spearman(Family):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """How strongly each margin bends: a factor on the scenario's ``k`` of x and of y."""
-        return {"k_factor": [float(v) for v in rng.uniform(K_RANGE[0], K_RANGE[1], 2)]}
+        return margin_factors(rng)
 
     def validate(self, scenario):
         for role in ("x", "y"):
-            spec = scenario.dgp[role]
-            if not isinstance(spec, dict) or spec.get("shape") not in SHAPES:
-                raise ValueError(f"dgp {role} needs a shape, one of {', '.join(SHAPES)}")
-            unknown = sorted(set(spec) - set(MARGIN_KEYS))
-            if unknown:
-                raise ValueError(f"dgp {role} has the unknown key '{unknown[0]}'; allowed: {', '.join(MARGIN_KEYS)}")
-            for key in MARGIN_KEYS[1:]:
-                if key in spec:
-                    require_number(spec[key], f"dgp {role}.{key}")
-            if not spec.get("scale", 0) > 0 or not spec.get("k", 1.0) > 0 or "loc" not in spec:
-                raise ValueError(f"dgp {role} needs loc, a positive scale and a positive k")
+            spec = check_margin(scenario, role)
             lo, hi = scenario.variable(scenario.roles[role]).range
             with np.errstate(over="ignore"):
                 ends = margin(np.array([-4.0, 4.0]), spec, K_RANGE[1])
