@@ -111,6 +111,12 @@ def covariates(condition, rng, n):
     return columns, confounder
 
 
+def normal_expectation(f):
+    """E f(z) for z standard normal, by 40-point Gauss-Hermite quadrature."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(40)
+    return float(np.sum(weights * f(nodes)) / np.sum(weights))
+
+
 def confounded_exposure(condition, rng, n):
     """The covariates (see :func:`covariates`) and a standard normal exposure
     x = rho c + sqrt(1 - rho^2) u correlated with their confounder c, rho the

@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from ..family import Family
+from ..kit import normal_expectation
 from ..result import TestResult
 from ..scenarios import require_direction, require_number
 from . import _describe
@@ -197,12 +198,19 @@ class CountRegression(ConfoundedRegression):
     medium = float(np.log(1.5))
     effect_unit = "log rate ratio per SD of the exposure"
 
-    def draw_params(self, scenario, n, rng):
-        """Also the mean count at the average exposure and covariates (for calibration)."""
-        params = super().draw_params(scenario, n, rng)
+    @staticmethod
+    def mean_weight(scenario, gamma: float, theta: float | None = None) -> float:
+        """The mean IRLS weight of a row at no effect, E[m / (1 + m / theta)] (E m for
+        the Poisson, theta None), over the expected counts m = rate t exp(gamma c) of
+        the design: c standard normal, t uniform on the dgp's time (by quadrature)."""
         low, high = scenario.dgp["time"]
-        gamma = params["confounder_effect"]
-        return {**params, "mean_count": float(scenario.dgp["rate"] * (low + high) / 2.0 * np.exp(gamma * gamma / 2.0))}
+        times = low + (high - low) * (np.arange(64) + 0.5) / 64  # midpoints of the uniform time
+        rate = scenario.dgp["rate"]
+
+        def weight(c):
+            m = rate * times[None, :] * np.exp(gamma * c[:, None])
+            return (m if theta is None else m / (1.0 + m / theta)).mean(axis=1)
+        return normal_expectation(weight)
 
     def hints(self, condition, data):
         return _describe.count_regression(data, condition.roles)

@@ -15,7 +15,7 @@ and a rare outcome.)
 
 import numpy as np
 
-from ..kit import column_spec, confounded_exposure, finish
+from ..kit import column_spec, confounded_exposure, finish, normal_expectation
 from ..registry import register
 from . import _describe
 from ._names import LOGISTIC, UNADJUSTED_LOGISTIC
@@ -55,8 +55,11 @@ class LogisticRegression(ConfoundedRegression):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """Also the scenario's prevalence (for calibration)."""
-        return {**super().draw_params(scenario, n, rng), "prevalence": float(scenario.dgp["prevalence"])}
+        """Also the mean IRLS weight of a row, E p (1 - p) over the confounder at no effect (for calibration)."""
+        params = super().draw_params(scenario, n, rng)
+        base, gamma = np.log(scenario.dgp["prevalence"] / (1.0 - scenario.dgp["prevalence"])), params["confounder_effect"]
+        weight = normal_expectation(lambda c: 1.0 / (2.0 + np.exp(base + gamma * c) + np.exp(-base - gamma * c)))
+        return {**params, "mean_weight": weight}
 
     def validate(self, scenario):
         super().validate(scenario)
@@ -74,10 +77,9 @@ class LogisticRegression(ConfoundedRegression):
 
     def effect_for_z(self, z, n, params):
         """The log odds ratio whose Wald z sits at ``z``: the estimate's
-        variance is about 1 / (n p (1 - p) (1 - rho^2)), p the prevalence
+        variance is about 1 / (n w (1 - rho^2)), w the mean weight p (1 - p)
         and rho the exposure's correlation with the confounder."""
-        p, rho = params["prevalence"], params["confounding"]
-        return float(z / np.sqrt(n * p * (1.0 - p) * (1.0 - rho * rho)))
+        return float(z / np.sqrt(n * params["mean_weight"] * (1.0 - params["confounding"] ** 2)))
 
     def hints(self, condition, data):
         return _describe.binary_regression(data, condition.roles)

@@ -41,8 +41,10 @@ class NegativeBinomial(CountRegression):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """Also theta, the gamma frailty's shape."""
-        return {**super().draw_params(scenario, n, rng), "theta": float(rng.uniform(*THETA))}
+        """Also theta, the gamma frailty's shape, and the mean IRLS weight of a row (for calibration)."""
+        params = super().draw_params(scenario, n, rng)
+        theta = float(rng.uniform(*THETA))
+        return {**params, "theta": theta, "mean_weight": self.mean_weight(scenario, params["confounder_effect"], theta)}
 
     def analyse(self, condition, data):
         return glm_coefficients(condition, data, "negative_binomial", METHOD, count_outcome(condition, data))
@@ -52,9 +54,8 @@ class NegativeBinomial(CountRegression):
 
     def effect_for_z(self, z, n, params):
         """The log rate ratio whose Wald z sits at ``z``: the estimate's
-        variance is about (1 / m + 1 / theta) / (n (1 - rho^2)), m the mean count."""
-        m, theta = params["mean_count"], params["theta"]
-        return float(z * np.sqrt((1.0 / m + 1.0 / theta) / (n * (1.0 - params["confounding"] ** 2))))
+        variance is about 1 / (n w (1 - rho^2)), w the mean weight m / (1 + m / theta)."""
+        return float(z / np.sqrt(n * params["mean_weight"] * (1.0 - params["confounding"] ** 2)))
 
 
 register(NegativeBinomial())

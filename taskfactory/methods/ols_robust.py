@@ -14,7 +14,7 @@ high-leverage ends of the exposure.
 import numpy as np
 
 from ..effects import t_critical
-from ..kit import confounded_exposure, finish
+from ..kit import confounded_exposure, finish, normal_expectation
 from ..registry import register
 from ._names import OLS, OLS_HC3
 from ._regression import LinearRegression, coefficients
@@ -28,12 +28,6 @@ def spread(x, h):
     """How the error SD grows with the standardised exposure x: exp(2 h tanh(x / 2)),
     about exp(h x) near the mean, levelling off beyond two SDs."""
     return np.exp(2.0 * h * np.tanh(x / 2.0))
-
-
-def normal_expectation(f):
-    """E f(z) for z standard normal, by 40-point Gauss-Hermite quadrature."""
-    nodes, weights = np.polynomial.hermite_e.hermegauss(40)
-    return float(np.sum(weights * f(nodes)) / np.sum(weights))
 
 
 def generate(condition, rng):

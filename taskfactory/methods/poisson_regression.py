@@ -35,6 +35,11 @@ class PoissonRegression(CountRegression):
     naive_method = "Poisson regression without the exposure-time offset"
     generate = staticmethod(generate)
 
+    def draw_params(self, scenario, n, rng):
+        """Also the mean IRLS weight of a row (for calibration)."""
+        params = super().draw_params(scenario, n, rng)
+        return {**params, "mean_weight": self.mean_weight(scenario, params["confounder_effect"])}
+
     def analyse(self, condition, data):
         return glm_coefficients(condition, data, "poisson", METHOD, count_outcome(condition, data))
 
@@ -44,8 +49,8 @@ class PoissonRegression(CountRegression):
 
     def effect_for_z(self, z, n, params):
         """The log rate ratio whose Wald z sits at ``z``: the estimate's
-        variance is about 1 / (n m (1 - rho^2)), m the mean count."""
-        return float(z / np.sqrt(n * params["mean_count"] * (1.0 - params["confounding"] ** 2)))
+        variance is about 1 / (n w (1 - rho^2)), w the mean weight (the mean count)."""
+        return float(z / np.sqrt(n * params["mean_weight"] * (1.0 - params["confounding"] ** 2)))
 
 
 register(PoissonRegression())
