@@ -17,9 +17,10 @@ unit of exposure time) and ``time: [low, high]`` (each row's exposure time,
 uniform). The data draw the covariates (:func:`taskfactory.kit.covariates`), the
 exposure correlated with the confounder, and the outcome from the exposure,
 the confounder and an error; each family shapes the error (or the design)
-its own way. The effect is the exposure's slope in outcome residual SDs per SD
-of the exposure's part the covariates do not explain, so its square is the
-partial Cohen's f^2.
+its own way. A linear family's effect is the exposure's slope in outcome
+residual SDs per SD of the exposure's part the covariates do not explain, so
+its square is the partial Cohen's f^2; a logistic or count family's is the
+log odds or rate ratio per SD of the exposure.
 """
 
 from __future__ import annotations
@@ -166,8 +167,7 @@ class ConfoundedRegression(Family):
 
     def draw_params(self, scenario, n, rng):
         return {"confounding": float(rng.uniform(*CONFOUNDING)),
-                "confounder_effect": float(rng.uniform(*CONFOUNDER_EFFECT)),
-                "coefficients": 2 + len(scenario.roles["covariates"])}
+                "confounder_effect": float(rng.uniform(*CONFOUNDER_EFFECT))}
 
     def validate(self, scenario):
         check_dgp(scenario, outcome=self.outcome)
@@ -181,6 +181,10 @@ class LinearRegression(ConfoundedRegression):
     dgp_keys = ("outcome", "exposure", "covariates", "confounder", "exposure_link")
     medium = float(np.sqrt(MEDIUM_F2))
     effect_unit = "outcome residual SDs per SD of the exposure net of the covariates (sqrt of partial f2)"
+
+    def draw_params(self, scenario, n, rng):
+        """Also the model's number of coefficients (for the t test's df)."""
+        return {**super().draw_params(scenario, n, rng), "coefficients": 2 + len(scenario.roles["covariates"])}
 
     def hints(self, condition, data):
         return _describe.regression(data, condition.roles)
