@@ -14,7 +14,7 @@ import pandas as pd
 from scipy import stats
 
 from ._common import grouped, numeric
-from ._models import model_matrix
+from ._models import glm_terms, model_matrix
 
 
 def _shape(x: np.ndarray) -> tuple[float, float, int]:
@@ -138,13 +138,20 @@ def binary_regression(data, roles: dict) -> list[str]:
 
 
 def count_regression(data, roles: dict) -> list[str]:
-    """A count outcome over an exposure time: its rate, and how its variance
-    compares with its mean (per unit of time)."""
+    """A count outcome over an exposure time: its rate, and how much the counts
+    scatter about the fitted values of a log-linear rate model, against the
+    scatter of counts of independent events."""
     y = data[roles["outcome"]].to_numpy(dtype=float)
     t = data[roles["exposure_time"]].to_numpy(dtype=float)
-    return [f"'{roles['outcome']}': mean {y.mean():.3g}, variance {y.var(ddof=1):.3g}, {int((y == 0).sum())} zeros in "
-            f"{len(y)} rows; {y.sum() / t.sum():.3g} per unit of '{roles['exposure_time']}' overall."] \
-        + _exposure_and_covariates(data, roles)
+    X, names = model_matrix(data, [roles["exposure"], *roles["covariates"]])
+    terms, _ = glm_terms(y, X, names, "poisson", offset=np.log(t))
+    fitted = np.exp(X @ np.array([term.estimate for term in terms]) + np.log(t))
+    scatter = float(np.sum((y - fitted) ** 2 / fitted)) / (len(y) - len(terms))
+    return [f"'{roles['outcome']}': {int(y.sum())} in {len(y)} rows ({int((y == 0).sum())} zeros), "
+            f"{y.sum() / t.sum():.3g} per unit of '{roles['exposure_time']}' overall.",
+            f"About the fitted values of a log-linear rate model on '{roles['exposure']}', the covariates and "
+            f"'{roles['exposure_time']}', the counts scatter {scatter:.2f} times as much as counts of independent "
+            "events would."] + _exposure_and_covariates(data, roles)
 
 
 def clustered_regression(data, roles: dict) -> list[str]:
