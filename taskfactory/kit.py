@@ -70,6 +70,12 @@ def relate(values, other, r, rng):
     return out
 
 
+def correlated_normals(rng, n, r):
+    """Two standard normal samples of ``n`` with correlation ``r``."""
+    zx = rng.standard_normal(n)
+    return zx, r * zx + np.sqrt(1.0 - r * r) * rng.standard_normal(n)
+
+
 def margin(z, spec, factor):
     """A monotone increasing map of standard normal scores onto a variable's scale:
     ``loc + scale * g(shift + k z)``, g the identity, exp, sinh or the logistic curve."""

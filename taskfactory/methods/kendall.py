@@ -18,7 +18,7 @@ t approximation R uses with ties, is accepted beside Kendall's tau.
 import numpy as np
 
 from ..family import Alternative, Family
-from ..kit import finish, margin
+from ..kit import correlated_normals, finish, margin
 from ..registry import register
 from ..scenarios import require_direction, require_number
 from . import _describe
@@ -42,8 +42,7 @@ def generate(condition, rng):
     dgp, n = condition.dgp, condition.n
     tau = dgp.get("direction", 1) * condition.effect_value
     r = np.sin(np.pi * tau / 2.0)
-    zx = rng.standard_normal(n)
-    zy = r * zx + np.sqrt(1.0 - r * r) * rng.standard_normal(n)
+    zx, zy = correlated_normals(rng, n, r)
     kx, ky = condition.params["k_factor"]
     return finish(condition, rng, {
         condition.roles["x"]: coarse(zx, dgp["x"], kx),

@@ -8,7 +8,7 @@ exact, so the family has no tempting wrong test.
 import numpy as np
 
 from ..effects import t_critical
-from ..kit import finish
+from ..kit import correlated_normals, finish
 from ..family import Family
 from ..registry import register
 from ._names import PEARSON
@@ -21,8 +21,7 @@ def generate(condition, rng):
     """Bivariate normal x and y with correlation ``direction * effect``."""
     dgp, n = condition.dgp, condition.n
     rho = dgp.get("direction", 1) * condition.effect_value
-    zx = rng.standard_normal(n)
-    zy = rho * zx + np.sqrt(1.0 - rho * rho) * rng.standard_normal(n)
+    zx, zy = correlated_normals(rng, n, rho)
     return finish(condition, rng, {
         condition.roles["x"]: dgp["x_mean"] + dgp["x_sd"] * zx,
         condition.roles["y"]: dgp["y_mean"] + dgp["y_sd"] * zy,

@@ -16,7 +16,7 @@ Kendall's tau (``cor.test(x, y, method = "kendall")``) is accepted beside it.
 
 import numpy as np
 
-from ..kit import finish, margin
+from ..kit import correlated_normals, finish, margin
 from ..family import Alternative, Family
 from ..registry import register
 from ._names import KENDALL, PEARSON, SPEARMAN
@@ -32,8 +32,7 @@ def generate(condition, rng):
     dgp, n = condition.dgp, condition.n
     rho_s = dgp.get("direction", 1) * condition.effect_value
     r = 2.0 * np.sin(np.pi * rho_s / 6.0)
-    zx = rng.standard_normal(n)
-    zy = r * zx + np.sqrt(1.0 - r * r) * rng.standard_normal(n)
+    zx, zy = correlated_normals(rng, n, r)
     kx, ky = condition.params["k_factor"]
     return finish(condition, rng, {
         condition.roles["x"]: margin(zx, dgp["x"], kx),
