@@ -140,6 +140,7 @@ def test_medium_effect_grows_with_n(method):
         assert np.median(-np.log10(np.maximum(large, 1e-300))) > 2 * np.median(-np.log10(np.maximum(small, 1e-300)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", FAMILIES)
 def test_generated_values_stay_inside_plausible_ranges(method):
     """The generator clips to the plausible ranges; it should almost never need to."""
