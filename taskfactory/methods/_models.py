@@ -4,6 +4,8 @@
 * :func:`lm_terms` gives the coefficient table of ``lm()``, with the classical
   (``summary.lm``), HC3 (``sandwich::vcovHC``) or clustered
   (``sandwich::vcovCL``) standard errors, tested as ``lmtest::coeftest`` does.
+* :func:`ivreg_terms` gives ``AER::ivreg``'s two-stage least squares table and
+  :func:`within_terms` ``plm``'s within (entity fixed effects) estimator.
 * :func:`glm_terms` fits a binomial (logit) or Poisson (log) GLM by R's own
   IRLS (``stats::glm.fit``: same start, same steps, same stopping rule), so
   its estimates and Wald z are R's to rounding.
@@ -194,6 +196,68 @@ def lm_terms(y, X, names, vcov: str = "classical", cluster=None) -> list[Term]:
     else:
         raise ValueError(f"vcov ({vcov!r}) must be 'classical', 'HC3' or 'CL'")
     se = np.sqrt(np.diag(cov))
+    t = beta / se
+    pv = 2.0 * stats.t.sf(np.abs(t), df)
+    return [Term(nm, float(b), float(s), float(tt), float(pp), float(df))
+            for nm, b, s, tt, pp in zip(names, beta, se, t, pv)]
+
+
+def ivreg_terms(y, X, names, Z) -> list[Term]:
+    """``summary(AER::ivreg(y ~ X | Z))$coefficients``: two-stage least squares,
+    the coefficients of ``y`` on the projection of ``X`` onto the instruments'
+    space (``Z``, the exogenous columns of ``X`` included, intercept first), the
+    classical standard errors from the residuals y - X b over n - p degrees of
+    freedom, t tests on n - p df. Raises DataError when the instruments cannot
+    identify the model (fewer columns than ``X`` or collinear)."""
+    y, X, names, _ = _design(y, X, names)
+    Z = np.asarray(Z, dtype=float)
+    if Z.ndim != 2 or Z.shape[0] != len(y):
+        raise ValueError(f"Z is {Z.shape}, the data have {len(y)} rows")
+    n, p = X.shape
+    if Z.shape[1] < p:
+        raise DataError(f"{Z.shape[1]} instruments cannot identify {p} coefficients")
+    _design(y, Z, [f"z{j}" for j in range(Z.shape[1])])  # collinear instruments
+    fitted = Z @ np.linalg.lstsq(Z, X, rcond=None)[0]  # the first stage: X projected onto Z
+    _design(y, fitted, names)  # instruments too weak to separate the regressors
+    r = _qr_r(fitted)
+    rinv = _tri_inv(r[:p, :p])
+    beta = np.linalg.lstsq(fitted, y, rcond=None)[0]
+    resid = y - X @ beta
+    df = n - p
+    se = np.sqrt(np.diag(rinv @ rinv.T) * float(resid @ resid) / df)
+    t = beta / se
+    pv = 2.0 * stats.t.sf(np.abs(t), df)
+    return [Term(nm, float(b), float(s), float(tt), float(pp), float(df))
+            for nm, b, s, tt, pp in zip(names, beta, se, t, pv)]
+
+
+def within_terms(y, X, names, unit) -> list[Term]:
+    """``summary(plm::plm(y ~ X, index = c("unit", "period"), model = "within"))$coefficients``:
+    the within (entity fixed effects) estimator, each column of ``y`` and ``X``
+    less its unit mean, least squares on those deviations, classical standard
+    errors on n - units - p degrees of freedom (X without an intercept; a
+    column constant within every unit is collinear with the unit effects)."""
+    y = np.asarray(y, dtype=float).ravel()
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        X = X[:, None]
+    codes, uniques = pd.factorize(np.asarray(unit))
+    if (codes < 0).any():
+        raise DataError("the unit variable has missing values")
+    g, (n, p) = len(uniques), X.shape
+    counts = np.bincount(codes, minlength=g).astype(float)
+    block = np.column_stack([y, X])
+    means = np.stack([np.bincount(codes, weights=block[:, j], minlength=g) for j in range(p + 1)], axis=1) / counts[:, None]
+    centred = block - means[codes]
+    df = n - g - p
+    if df <= 0:
+        raise DataError(f"{n} rows in {g} units cannot fit {p} coefficients beside the unit effects")
+    yc, Xc, names, _ = _design(centred[:, 0], centred[:, 1:], names)
+    r_aug = _qr_r(np.column_stack([Xc, yc]))
+    rinv = _tri_inv(r_aug[:p, :p])
+    beta = rinv @ r_aug[:p, p]
+    resid = yc - Xc @ beta
+    se = np.sqrt(np.diag(rinv @ rinv.T) * float(resid @ resid) / df)
     t = beta / se
     pv = 2.0 * stats.t.sf(np.abs(t), df)
     return [Term(nm, float(b), float(s), float(tt), float(pp), float(df))
