@@ -37,13 +37,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 from scipy import stats
 from scipy.optimize import brentq, minimize_scalar
 
 from ..errors import DataError
 from ..result import Term
-from ._models import _design
+from ._models import _design, group_codes
 
 SINGULAR_TOL = 1e-4  # lmerControl()$checkConv$check.conv.singular$tol: theta below it is "boundary (singular) fit"
 GRAD_TOL = 2e-3  # check.conv.grad$tol: the scaled gradient of the criterion at lme4's theta
@@ -1088,13 +1087,7 @@ def lmer_terms(y, X, names, cluster) -> tuple[list[Term], dict]:
     """
     y, X, names, _ = _design(y, X, names)
     n, p = X.shape
-    cl = np.asarray(cluster, dtype=object).ravel() if not isinstance(cluster, pd.Series) else cluster.to_numpy()
-    if len(cl) != n:
-        raise ValueError(f"cluster has {len(cl)} values, the data {n}")
-    if pd.isna(cl).any():
-        raise DataError("the cluster variable has missing values")
-    codes, uniques = pd.factorize(cl)
-    G = len(uniques)
+    codes, G = group_codes(cluster, n)
     if G < 2:
         raise DataError("a random intercept needs at least 2 clusters (lme4: grouping factors need > 1 level)")
     if G >= n:

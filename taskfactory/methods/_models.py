@@ -119,6 +119,18 @@ def _design(y, X, names, offset=None) -> tuple[np.ndarray, np.ndarray, list[str]
     return y, X, names, offset
 
 
+def group_codes(labels, n: int, what: str = "cluster") -> tuple[np.ndarray, int]:
+    """The labels of ``n`` rows (clusters, units) as codes 0 .. G - 1 in order of
+    appearance, and G; DataError when a label is missing."""
+    labels = labels.to_numpy() if isinstance(labels, pd.Series) else np.asarray(labels, dtype=object).ravel()
+    if len(labels) != n:
+        raise ValueError(f"{what} has {len(labels)} values, the data {n}")
+    if pd.isna(labels).any():
+        raise DataError(f"the {what} variable has missing values")
+    codes, uniques = pd.factorize(labels)
+    return codes, len(uniques)
+
+
 def _qr_r(A: np.ndarray) -> np.ndarray:
     """The R of a Householder QR of ``A`` (LAPACK dgeqrf, as R's dqrls computes
     it, unpivoted; the signs of its rows may differ) in the upper triangle of
@@ -178,13 +190,7 @@ def lm_terms(y, X, names, vcov: str = "classical", cluster=None) -> list[Term]:
         else:
             if cluster is None:
                 raise ValueError("vcov 'CL' needs cluster")
-            cl = np.asarray(cluster).ravel()
-            if len(cl) != n:
-                raise ValueError(f"cluster has {len(cl)} values, the data {n}")
-            if pd.isna(cl).any():
-                raise DataError("the cluster variable has missing values")
-            codes, uniques = pd.factorize(cl)
-            g = len(uniques)
+            codes, g = group_codes(cluster, n)
             if g < 2:
                 raise DataError("clustered standard errors need at least 2 clusters")
             ef = q * resid[:, None]
@@ -241,10 +247,8 @@ def within_terms(y, X, names, unit) -> list[Term]:
     X = np.asarray(X, dtype=float)
     if X.ndim == 1:
         X = X[:, None]
-    codes, uniques = pd.factorize(np.asarray(unit))
-    if (codes < 0).any():
-        raise DataError("the unit variable has missing values")
-    g, (n, p) = len(uniques), X.shape
+    n, p = X.shape
+    codes, g = group_codes(unit, n, "unit")
     counts = np.bincount(codes, minlength=g).astype(float)
     block = np.column_stack([y, X])
     means = np.stack([np.bincount(codes, weights=block[:, j], minlength=g) for j in range(p + 1)], axis=1) / counts[:, None]
