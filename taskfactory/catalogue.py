@@ -27,7 +27,7 @@ def _load_kind(root: str, kind: str) -> tuple[Scenario, ...]:
     if len({f.has_data for f in members}) > 1:
         raise ScenarioError(f"{path}: the families of '{kind}' must all have a dataset or all have none")
     fields = tuple(sorted({field for f in members for field in f.prompt_fields}))
-    scenarios = parse_file(path, members[0].has_data, fields)
+    scenarios = parse_file(path, members[0].has_data, fields, {f.name: tuple(f.question_words) for f in members})
     names = {f.name for f in members}
     for scen in scenarios:
         strangers = sorted(set(scen.dgp) - names)

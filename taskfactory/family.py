@@ -15,6 +15,8 @@ A family is a subclass of :class:`Family` in its own module under
 - **naive test**: ``naive`` and ``naive_method``, the tempting wrong test;
 - **accepted alternatives**: ``accepted``, tests experts would accept as
   equally right on the data as released (never the naive test);
+- **wording**: ``question_words``, the words (such as the error rate a
+  researcher controls) a family fills into the question its siblings share;
 - **names**: ``test_name`` and ``naive_name``, how answers name the canonical
   and the naive test (see :mod:`taskfactory.testnames`), for grading;
 - **calibration**: ``effect_for_z``, ``medium``, ``effect_unit``,
@@ -160,6 +162,13 @@ class Family(ABC):
     #: gives the gold. Such a family needs no ``generate`` and no naive test.
     has_data: ClassVar[bool] = True
     prompt_fields: ClassVar[tuple[str, ...]] = ()
+    #: Words the family fills into its scenarios' ``context`` and ``question``
+    #: (``{error_rate}``: "the false discovery rate"), for siblings that differ
+    #: in what the researcher wants, which no dataset can show, so the question
+    #: must say it. A scenario's texts may name a word only when every family
+    #: its ``dgp`` names defines it (see :func:`taskfactory.scenarios.parse_scenario`);
+    #: the task fills it in at record time.
+    question_words: ClassVar[dict[str, str]] = {}
 
     def draw_params(self, scenario: Scenario, n: int, rng: np.random.Generator) -> dict:
         """Nuisance parameters of one dataset (plain floats, ints and lists)."""
@@ -357,5 +366,10 @@ class Family(ABC):
             if not isinstance(alt, Alternative) or alt.call == cls.canonical or alt.method == cls.naive_method:
                 raise ValueError(f"family '{cls.name}': accepted holds {alt!r}; each must be an Alternative other "
                                  "than the canonical and the naive test")
+        words = cls.question_words
+        if not (isinstance(words, dict) and all(isinstance(k, str) and k.isidentifier() and k == k.lower()
+                                                and k != "n" and isinstance(v, str) and v.strip()
+                                                for k, v in words.items())):
+            raise ValueError(f"family '{cls.name}': question_words must map lowercase names (not 'n') to texts")
         if cls.n_unit not in N_UNITS:
             raise ValueError(f"family '{cls.name}': n_unit ({cls.n_unit!r}) must be one of {', '.join(N_UNITS)}")

@@ -31,7 +31,10 @@ them.
 ``context`` and ``question`` may name ``{n}`` and the family's reference values
 (``{mu0}``, ``{p0}`` ...; stated shares, a role mapping each level to its
 share, read "red 25 %, pink 50 % and white 25 %") as bare fields (no format spec, conversion, attribute
-or index); write ``{{`` and ``}}`` for literal braces.
+or index); write ``{{`` and ``}}`` for literal braces. They may also name a
+question word every family of the scenario's ``dgp`` defines
+(``Family.question_words``: ``{error_rate}`` reads "the false discovery rate"
+for one sibling and "the family-wise error rate" for the other).
 Variables not named in ``roles`` (besides the id) are extras, drawn from ``dist``;
 a numeric extra may relate to a numeric column of the test as in the field
 (``relates: {to: sbp, r: 0.3}``: the same values, reordered to a rank
@@ -415,14 +418,20 @@ def _parse_variable(raw, where: str) -> Variable:
                     range=rng, decimals=decimals, levels=levels, dist=dist, prefix=prefix, relates=relates)
 
 
-def parse_scenario(raw, kind: str, where: str, has_data: bool = True, fields: tuple[str, ...] = ()) -> Scenario:
+def parse_scenario(raw, kind: str, where: str, has_data: bool = True, fields: tuple[str, ...] = (),
+                   words: dict | None = None) -> Scenario:
     """Validate one scenario mapping of question kind ``kind``'s file (``where``
     names the file). Its ``dgp`` maps each family the scenario supports to
     that family's parameters.
 
     A family without a dataset (``has_data`` False: a closed-form task) has
     no variables and may have no roles; its texts may name the drawn
-    ``fields`` (``{successes}``), which the task fills in."""
+    ``fields`` (``{successes}``), which the task fills in.
+
+    The texts may also name a question word (``{error_rate}``) that every
+    family of the scenario's ``dgp`` defines (``words`` maps a family to the
+    names of its words, ``Family.question_words``); a word one of them lacks
+    is refused."""
     source = where
     if not isinstance(raw, dict):
         _fail(where, "each scenario must be a mapping")
@@ -489,10 +498,18 @@ def parse_scenario(raw, kind: str, where: str, has_data: bool = True, fields: tu
                 _fail(where, f"dgp key ({key!r}) of {method} must match {IDENT.pattern}")
             _check_plain(value, f"dgp {method}.{key}", where, mapping_ok=True)
     allowed = {"n"} | {k for k, v in roles.items() if not isinstance(v, list)} | set(fields)
+    defined = {m: frozenset((words or {}).get(m, ())) for m in dgp}
     texts = {}
     for key in ("context", "question"):
         texts[key] = " ".join(raw[key].split())
         bad = sorted(_template_fields(texts[key], key, where) - allowed)
+        for word in list(bad):
+            lacking = sorted(m for m in dgp if word not in defined[m])
+            if not lacking:
+                bad.remove(word)
+            elif len(lacking) < len(dgp):
+                _fail(where, f"{key} names '{{{word}}}', a question word '{lacking[0]}' does not define; every "
+                      "method of the dgp must define the words its scenario names")
         if bad:
             _fail(where, f"{key} names '{{{bad[0]}}}'; allowed: {', '.join('{' + a + '}' for a in sorted(allowed))}")
     return Scenario(id=sid, method=kind, domain=raw["domain"].strip(), title=raw["title"].strip(),
@@ -500,11 +517,14 @@ def parse_scenario(raw, kind: str, where: str, has_data: bool = True, fields: tu
                     dgp={m: dict(p) for m, p in dgp.items()}, source=source)
 
 
-def parse_file(path: Path, has_data: bool = True, fields: tuple[str, ...] = ()) -> list[Scenario]:
+def parse_file(path: Path, has_data: bool = True, fields: tuple[str, ...] = (),
+               words: dict | None = None) -> list[Scenario]:
     """Read and validate the scenario file of one question kind. The
     scenarios it returns are shared by the kind's families: ``method`` holds
     the kind and ``dgp`` the parameters per family (see
-    :meth:`Scenario.for_family`)."""
+    :meth:`Scenario.for_family`). ``fields`` and ``words`` are the template
+    fields the texts may name besides ``{n}`` and the roles (see
+    :func:`parse_scenario`)."""
     where = str(path)
     raw = load_yaml(path, ScenarioError, "scenario file")
     if not isinstance(raw, dict) or set(raw) != {"kind", "scenarios"}:
@@ -513,7 +533,7 @@ def parse_file(path: Path, has_data: bool = True, fields: tuple[str, ...] = ()) 
         _fail(where, f"kind ({raw['kind']!r}) must match the file name ({path.stem!r})")
     if not isinstance(raw["scenarios"], list) or not raw["scenarios"]:
         _fail(where, "'scenarios' must be a non-empty list")
-    out = [parse_scenario(s, path.stem, where, has_data, fields) for s in raw["scenarios"]]
+    out = [parse_scenario(s, path.stem, where, has_data, fields, words) for s in raw["scenarios"]]
     ids = [s.id for s in out]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:

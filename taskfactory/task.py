@@ -197,7 +197,7 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
     scen = get_scenario(c.method, c.scenario)
     task_id, data_id, _ = ids(grid, c)
     cond = ds.condition
-    words = {} if family.has_data else cond.params
+    words = {**family.question_words, **({} if family.has_data else cond.params)}  # see Family.question_words
     context, question = scen.fill(scen.context, c.n, words), scen.fill(scen.question, c.n, words)
     dictionary = scen.data_dictionary()
     hints = list(ds.hints) + perturb.hints(cond.perturbation)
