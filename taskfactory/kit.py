@@ -337,3 +337,23 @@ def to_csv_text(frame, columns):
 def column_spec(condition, role):
     """The column specification of the column playing ``role``."""
     return _spec(condition, condition.roles[role])
+
+
+def survival_times(condition, rng, eta):
+    """Right-censored times to an event for linear predictors ``eta`` (one per
+    row): a Weibull proportional-hazards time with cumulative hazard
+    ``scale * exp(eta) * t ** shape``, censored at the end of follow-up
+    (``dgp["follow_up"]`` less a staggered entry, uniform over the first
+    ``entry`` share of it) or at a loss to follow-up (exponential with rate
+    ``dropout`` per unit of time), whichever comes first. Times are recorded
+    at the resolution of the ``time`` column (rounded up to its decimals, so
+    never 0) and ties occur. Returns ``(time, event)``, event 1 for the
+    event, 0 for a censored time."""
+    params, n = condition.params, len(eta)
+    latent = (rng.exponential(1.0, n) / (params["scale"] * np.exp(eta))) ** (1.0 / params["shape"])
+    admin = condition.dgp["follow_up"] * (1.0 - params["entry"] * rng.random(n))
+    lost = rng.exponential(1.0, n) / params["dropout"]
+    end = np.minimum(admin, lost)
+    step = 10.0 ** -column_spec(condition, "time").get("decimals", 0)
+    time = np.maximum(np.ceil(np.minimum(latent, end) / step), 1.0) * step
+    return time, (latent <= end).astype(int)

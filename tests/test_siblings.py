@@ -29,7 +29,8 @@ def _bench():
 
 
 def test_every_sibling_kind_is_listed_and_shares_every_scenario():
-    assert KINDS == ["association", "counts", "k_groups", "paired", "regression", "two_groups", "two_proportions"]
+    assert KINDS == ["association", "biomarker_panel", "clustered_regression", "counts", "k_groups", "paired",
+                     "regression", "time_to_event", "two_groups", "two_proportions"]
     for kind in KINDS:
         ids = [tuple(s.id for s in load_scenarios(name)) for name in siblings(kind)]
         assert len(set(ids)) == 1, (kind, ids)  # every scenario supports every sibling
@@ -39,7 +40,9 @@ def test_every_sibling_kind_is_listed_and_shares_every_scenario():
 @pytest.mark.parametrize("perturbation", ["none", "missing"])
 def test_basic_prompts_of_siblings_and_effects_are_identical(kind, perturbation):
     """For one scenario, N and perturbation, every sibling at every effect level
-    shows the agent the same prompt, word for word; the data differ."""
+    shows the agent the same prompt, word for word but for its question words
+    (``Family.question_words``) and the row count of a clustered design; the
+    data differ."""
     names = siblings(kind)
     scenario = load_scenarios(names[0])[0].id
     n = max(max(tf.get_family(name).min_n for name in names), 60)
@@ -49,7 +52,11 @@ def test_basic_prompts_of_siblings_and_effects_are_identical(kind, perturbation)
         for effect in ("null", "medium"):
             c, ds = dataset(grid, name, scenario, n, effect, perturbation=perturbation)
             rec = record(grid, c, ds)
-            prompts.add(rec["prompt"])
+            prompt = re.sub(r"\((\d+) rows\)", "(rows)", rec["prompt"])  # clusters' sizes are drawn with the data
+            for word, text in tf.get_family(name).question_words.items():  # what the researcher wants, stated
+                assert text in prompt
+                prompt = prompt.replace(text, "{" + word + "}")
+            prompts.add(prompt)
             csvs.add(rec["data_csv"])
     assert len(prompts) == 1
     assert len(csvs) == 2 * len(names)

@@ -12,6 +12,8 @@ CATALOGUE = (
     "one_way_anova", "welch_anova", "kruskal_wallis", "friedman", "factorial_anova",
     "chi_square_independence", "chi_square_gof", "two_proportion_z", "fisher_exact",
     "pearson", "spearman", "kendall",
-    "ols_coefficient", "ols_robust", "ols_cluster", "logistic_regression", "poisson_regression", "negative_binomial",
+    "ols_coefficient", "ols_robust", "tobit", "ols_cluster", "linear_mixed",
+    "logistic_regression", "poisson_regression", "negative_binomial",
+    "log_rank", "cox_ph", "iv_2sls", "panel_fixed_effects", "diff_in_diff", "holm_adjusted", "bh_fdr",
     "wilson_ci", "two_prop", "two_prop_z", "sample_size", "holm",
 )

@@ -98,8 +98,9 @@ def shares(data, outcome: str, stated: dict) -> list[str]:
 
 def regression(data, roles: dict) -> list[str]:
     """An outcome regressed on an exposure and covariates: how the exposure
-    goes with each covariate, and how the spread of the adjusted fit's
-    residuals changes from the lowest to the highest third of the exposure."""
+    goes with each covariate, how the spread of the adjusted fit's
+    residuals changes from the lowest to the highest third of the exposure,
+    and how many rows sit at the outcome's lowest value (a pile-up at 0)."""
     x = data[roles["exposure"]].to_numpy(dtype=float)
     out = _exposure_and_covariates(data, roles)
     X, _ = model_matrix(data, [roles["exposure"], *roles["covariates"]])
@@ -109,6 +110,10 @@ def regression(data, roles: dict) -> list[str]:
     sd_low, sd_high = np.std(resid[x <= low], ddof=1), np.std(resid[x >= high], ddof=1)
     out.append(f"Residuals of the regression with the covariates: SD {sd_low:.3g} in the lowest third of "
                f"'{roles['exposure']}', {sd_high:.3g} in the highest third.")
+    lowest = float(y.min())
+    at_lowest = int(np.sum(y == lowest))
+    out.append(f"'{roles['outcome']}' takes its lowest value, {lowest:g}, in {at_lowest} of {len(y)} rows "
+               f"({100 * at_lowest / len(y):.1f} %).")
     return out
 
 
@@ -154,6 +159,35 @@ def count_regression(data, roles: dict) -> list[str]:
             "events would."] + _exposure_and_covariates(data, roles)
 
 
+def time_to_event(data, roles: dict) -> list[str]:
+    """Times to an event, some censored, in two groups: the events and
+    censored rows per group, the recorded times, and how the groups compare
+    on each covariate."""
+    time = data[roles["time"]].to_numpy(dtype=float)
+    event = data[roles["event"]].to_numpy(dtype=float) == 1
+    group = data[roles["group"]].astype(str).to_numpy()
+    levels = sorted(set(group))
+    parts = [f"{lv} {int(np.sum(group == lv))} rows, {int(np.sum(event & (group == lv)))} events, "
+             f"{int(np.sum(~event & (group == lv)))} censored ({100 * np.mean(~event[group == lv]):.0f} %)"
+             for lv in levels]
+    out = [f"By '{roles['group']}': " + "; ".join(parts) + "."]
+    censored = time[~event]
+    follow = f"; the censored rows' median '{roles['time']}' is {float(np.median(censored)):.4g}" if len(censored) else ""
+    out.append(f"'{roles['time']}' runs from {time.min():.4g} to {time.max():.4g} with {len(np.unique(time))} "
+               f"distinct values among {len(time)} rows{follow}.")
+    for name in roles["covariates"]:
+        col = data[name]
+        if pd.api.types.is_numeric_dtype(col):
+            shown = ", ".join(f"{lv} {float(col[group == lv].mean()):.4g}" for lv in levels)
+            out.append(f"Mean '{name}' by '{roles['group']}': {shown}.")
+        else:
+            values = col.astype(str).to_numpy()
+            top = sorted(set(values))[-1]
+            shown = ", ".join(f"{lv} {100 * np.mean(values[group == lv] == top):.0f} %" for lv in levels)
+            out.append(f"Share of '{name}' = '{top}' by '{roles['group']}': {shown}.")
+    return out
+
+
 def clustered_regression(data, roles: dict) -> list[str]:
     """As :func:`regression`, for rows nested in clusters: how many clusters
     and rows, and whether the exposure varies within clusters."""
@@ -161,6 +195,26 @@ def clustered_regression(data, roles: dict) -> list[str]:
     within = int((data.groupby(roles["cluster"])[roles["exposure"]].nunique() > 1).sum())
     return [f"The {len(data)} rows fall in {len(sizes)} values of '{roles['cluster']}' ({sizes.min()} to {sizes.max()} "
             f"rows each); '{roles['exposure']}' varies within {within} of them."] + regression(data, roles)
+
+
+def instrumented(data, roles: dict) -> list[str]:
+    """An outcome, an exposure, a variable thought to move the exposure only,
+    and covariates: how the three go together, before and net of the
+    covariates, and how the exposure goes with each covariate."""
+    x, z, y = (data[roles[r]].to_numpy(dtype=float) for r in ("exposure", "instrument", "outcome"))
+    C, _ = model_matrix(data, list(roles["covariates"]))
+
+    def net(v):
+        return v - C @ np.linalg.lstsq(C, v, rcond=None)[0]
+
+    def r(a, b):
+        return float(np.corrcoef(a, b)[0, 1]) if a.std() > 0 and b.std() > 0 else float("nan")
+
+    ex, ins, out = roles["exposure"], roles["instrument"], roles["outcome"]
+    return [f"'{ex}' and '{ins}' correlate at r = {r(x, z):.2f}; net of the covariates, at r = "
+            f"{r(net(x), net(z)):.2f}.",
+            f"'{out}' correlates with '{ex}' at r = {r(y, x):.2f} and with '{ins}' at r = {r(y, z):.2f}."
+            ] + _exposure_and_covariates(data, roles)
 
 
 def paired_binary(data, before: str, after: str, positive: str) -> list[str]:
@@ -202,3 +256,85 @@ def table(data, a: str, b: str) -> list[str]:
     r, c = counts.shape
     return [f"Cross-tabulated, '{a}' and '{b}' give a {r} x {c} table of {int(counts.sum())} rows; the smallest "
             f"expected count under independence is {expected.min():.1f}."]
+
+
+def _unit_spread(data, column: str, unit: str) -> tuple[float, float]:
+    """SD of ``column`` within units (each value less its unit's mean) and SD
+    of the unit means."""
+    x = data[column].to_numpy(dtype=float)
+    means = data.groupby(unit)[column].transform("mean").to_numpy(dtype=float)
+    unit_means = data.groupby(unit)[column].mean().to_numpy(dtype=float)
+    within = float(np.std(x - means, ddof=1)) if len(x) > 1 else 0.0
+    between = float(np.std(unit_means, ddof=1)) if len(unit_means) > 1 else 0.0
+    return within, between
+
+
+def _lag_one(values: np.ndarray, units: np.ndarray, periods: np.ndarray) -> float:
+    """Correlation of a unit's values in consecutive periods present (nan when
+    fewer than 3 such pairs)."""
+    frame = pd.DataFrame({"v": values, "u": units, "t": periods}).sort_values(["u", "t"], kind="stable")
+    same = frame["u"].to_numpy()[1:] == frame["u"].to_numpy()[:-1]
+    a, b = frame["v"].to_numpy()[:-1][same], frame["v"].to_numpy()[1:][same]
+    if len(a) < 3 or a.std() == 0 or b.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def panel(data, outcome: str, exposure: str, unit: str, period: str) -> list[str]:
+    """Units observed over several periods: the design, the spread of the
+    exposure within and between units, and how the unit means go together."""
+    sizes = data.groupby(unit).size()
+    w_x, b_x = _unit_spread(data, exposure, unit)
+    w_y, b_y = _unit_spread(data, outcome, unit)
+    means = data.groupby(unit)[[outcome, exposure]].mean()
+    r = float(np.corrcoef(means[outcome], means[exposure])[0, 1]) if len(means) > 2 and b_x > 0 and b_y > 0 else float("nan")
+    return [f"The {len(data)} rows hold {len(sizes)} values of '{unit}' ({sizes.min()} to {sizes.max()} rows each) over "
+            f"{data[period].nunique()} values of '{period}'.",
+            f"'{exposure}': SD {_num(w_x)} within units (each value less its unit's mean), SD {_num(b_x)} between the "
+            f"unit means; '{outcome}': SD {_num(w_y)} within units, {_num(b_y)} between the unit means.",
+            f"The unit means of '{outcome}' and '{exposure}' correlate at r = {r:.2f}."]
+
+
+def policy_change(data, outcome: str, treated: str, post: str, unit: str, period: str) -> list[str]:
+    """Units of two groups observed over periods before and after a change:
+    the design, the means of the four group-by-period cells, and how a unit's
+    residuals from those cell means follow each other from period to period."""
+    sizes = data.groupby(unit).size()
+    g = data[treated].to_numpy(dtype=float)
+    a = data[post].to_numpy(dtype=float)
+    y = data[outcome].to_numpy(dtype=float)
+    groups = data.groupby(unit)[treated].first()
+    cells = data.groupby([treated, post])[outcome].mean()
+    cell_text = ", ".join(f"{treated} = {int(i)} and {post} = {int(j)}: {_num(v)}" for (i, j), v in cells.items())
+    fitted = data.groupby([treated, post])[outcome].transform("mean").to_numpy(dtype=float)
+    resid = y - fitted
+    share_units = float(np.mean(g == 1))
+    r = _lag_one(resid, data[unit].to_numpy(), data[period].to_numpy(dtype=float))
+    periods_post = data.loc[a == 1, period].nunique()
+    return [f"The {len(data)} rows hold {len(sizes)} values of '{unit}' ({sizes.min()} to {sizes.max()} rows each): "
+            f"{int((groups == 1).sum())} with '{treated}' = 1, {int((groups == 0).sum())} with 0 "
+            f"({100 * share_units:.0f} % of the rows); {data[period].nunique() - periods_post} values of '{period}' "
+            f"have '{post}' = 0, {periods_post} have 1.",
+            f"Mean '{outcome}' by '{treated}' and '{post}': {cell_text}.",
+            f"Residuals from those four means, in consecutive values of '{period}' of one '{unit}', correlate at "
+            f"r = {r:.2f}."]
+
+
+def biomarker_panel(data, markers: list, group: str) -> list[str]:
+    """A panel of markers compared between two groups: the group sizes and
+    each marker's standardised mean difference (second level minus first,
+    over the pooled SD)."""
+    labels = data[group].astype(str).to_numpy()
+    levels = sorted(set(labels))
+    sizes = ", ".join(f"{lv} {int(np.sum(labels == lv))}" for lv in levels)
+    parts = []
+    for name in markers:
+        y = numeric(data, name)
+        a, b = y[labels == levels[0]], y[labels == levels[-1]]
+        pooled = ((len(a) - 1) * a.var(ddof=1) + (len(b) - 1) * b.var(ddof=1)) / (len(a) + len(b) - 2) \
+            if len(a) > 1 and len(b) > 1 else 0.0
+        smd = (b.mean() - a.mean()) / np.sqrt(pooled) if pooled > 0 else float("nan")
+        parts.append(f"{name} {smd:+.2f}")
+    return [f"Rows per group: {sizes}; the panel has {len(markers)} markers.",
+            f"Standardised mean difference of each marker ('{levels[-1]}' minus '{levels[0]}', over the pooled SD): "
+            + ", ".join(parts) + "."]

@@ -63,6 +63,23 @@ OLS_HC3 = TestName("Linear regression with HC3 robust standard errors", (
 OLS_CLUSTER = TestName("Linear regression with cluster-robust standard errors", (
     "cluster robust", "clustered standard error", "cluster robust standard error", "vcovcl",
     "coeftest vcovcl", "standard error clustered by", "cluster sandwich", "cluster adjusted standard error"))
+LINEAR_MIXED = TestName("Linear mixed model with a random intercept (REML, Satterthwaite t-test)", (
+    "linear mixed model", "linear mixed effects model", "mixed model", "mixed effects model", "mixed effects regression",
+    "lmer", "lmertest", "lme4", "random intercept", "random intercept model", "random intercept regression",
+    "multilevel model", "multilevel regression", "hierarchical linear model", "lmm",
+    "linear mixed model satterthwaite t test", "mixed model satterthwaite t test",
+    "random intercept satterthwaite t test", "lmer satterthwaite t test", "lmertest satterthwaite t test",
+    "satterthwaite degree of freedom mixed model"))
+IV_2SLS = TestName("Instrumental-variable regression (two-stage least squares) t-test", (
+    "instrumental variable", "instrumental variables", "instrumental variable regression",
+    "instrumental variables regression", "iv regression", "iv estimation", "iv estimator", "2sls", "tsls",
+    "two stage least square", "two stage least squares", "ivreg", "aer ivreg", "iv2sls",
+    "2sls t test", "tsls t test", "ivreg t test", "iv2sls t test", "iv t test", "iv regression t test",
+    "2sls t test of the coefficient", "ivreg t test of the coefficient", "iv regression t test of the coefficient",
+    "iv t test of the coefficient", "iv2sls t test of the coefficient", "tsls t test of the coefficient",
+    "instrumental variable t test of the coefficient", "instrumental variables t test of the coefficient",
+    "two stage least square t test of the coefficient", "two stage least squares t test of the coefficient",
+    "instrumental variable linear regression", "instrumental variables linear regression"))
 
 LOGISTIC = TestName("Logistic regression Wald z-test", (
     "logistic regression", "logit", "logit model", "binomial glm", "glm binomial", "glm family binomial",
@@ -110,3 +127,46 @@ PROP_Z = TestName("Two-proportion z-test without continuity correction", (
     "two proportion z test", "z test for two proportion", "z test of proportion", "pooled z test",
     "two sample z test for proportion", "prop test correct false", "without continuity correction",
     "uncorrected", "two sample test for equality of proportion without continuity correction"))
+
+LOG_RANK = TestName("Log-rank test", (
+    "log rank", "logrank", "log rank test", "survdiff", "mantel cox", "mantel cox test", "log rank chi square",
+    "mantel haenszel log rank", "survdiff rho 0"))
+COX_PH = TestName("Cox proportional hazards regression Wald z-test", (
+    "cox", "cox regression", "cox model", "coxph", "cox proportional hazard", "proportional hazard regression",
+    "proportional hazard model", "adjusted cox regression", "multivariable cox regression", "wald z cox"))
+
+PANEL_WITHIN = TestName("Panel regression with unit fixed effects (within estimator)", (
+    "fixed effect", "fixed effects", "fixed effects regression", "fixed effects model", "unit fixed effects",
+    "entity fixed effects", "individual fixed effects", "panel fixed effects", "fixed effect regression",
+    "within estimator", "within model", "within regression", "plm within", "plm model within",
+    "least squares dummy variable", "lsdv", "demeaned regression", "one way within model"))
+POOLED_OLS = TestName("Pooled linear regression ignoring the units", (
+    "pooled ols", "pooled regression", "pooled linear regression", "pooled ordinary least squares",
+    "plm pooling", "pooling model", "pooled cross section regression"))
+DID_CLUSTER = TestName("Difference-in-differences regression with cluster-robust standard errors", (
+    "difference in differences cluster robust", "difference in differences clustered",
+    "difference in differences vcovcl", "difference in differences standard errors clustered",
+    "did cluster robust", "did clustered", "did vcovcl", "diff in diff cluster robust", "diff in diff clustered",
+    "did standard errors clustered", "treated post coeftest vcovcl", "difference in difference cluster robust",
+    "difference in difference clustered"))
+DID_CLASSICAL = TestName("Difference-in-differences regression with classical standard errors", (
+    "difference in differences", "difference in difference", "diff in diff", "did regression", "did ols",
+    "difference in differences regression", "difference in differences classical standard errors",
+    "difference in differences ols", "did classical standard errors", "summary lm treated post"))
+TOBIT = TestName("Tobit regression Wald z-test", (
+    "tobit", "tobit regression", "tobit model", "aer tobit", "censored regression", "censored regression model",
+    "censored normal regression", "left censored regression", "censored linear regression", "type i tobit",
+    "survreg gaussian", "survreg dist gaussian", "censreg", "tobit left 0"))
+HOLM_WELCH = TestName("Welch t-tests over the panel with Holm adjustment", (
+    "holm", "holm bonferroni", "holm adjusted", "holm adjustment", "holm correction", "holm corrected",
+    "holm method", "holm step down", "step down bonferroni", "sequentially rejective bonferroni",
+    "p adjust holm", "p adjust method holm", "holm adjusted t test", "holm adjusted welch t test",
+    "welch t test holm", "t test holm", "two sample t test holm", "welch two sample t test holm",
+    "welch t test holm bonferroni", "two sample t test holm bonferroni"))
+BH_WELCH = TestName("Welch t-tests over the panel with Benjamini-Hochberg adjustment", (
+    "benjamini hochberg", "bh", "fdr", "false discovery rate", "benjamini hochberg adjusted",
+    "benjamini hochberg correction", "benjamini hochberg procedure", "bh adjusted", "fdr adjusted",
+    "fdr correction", "fdr corrected", "p adjust bh", "p adjust method bh", "p adjust fdr", "p adjust method fdr",
+    "welch t test bh", "welch t test fdr", "welch t test benjamini hochberg", "t test bh", "t test fdr",
+    "t test benjamini hochberg", "bh adjusted t test", "fdr adjusted t test", "two sample t test bh",
+    "two sample t test fdr", "two sample t test benjamini hochberg", "welch two sample t test benjamini hochberg"))

@@ -11,7 +11,9 @@ A regression scenario's dgp gives, for every family of its kind::
     exposure_link: 1             # the sign of the exposure's correlation with the confounder
     direction: 1                 # the sign of the exposure's effect
 
-A binary outcome gives ``prevalence`` (its share at the average exposure and
+A censored outcome (``tobit``) gives ``latent_sd: sd`` (the residual SD of
+the latent outcome) in place of ``outcome``: its mean is set per dataset so
+that a drawn share of the rows falls at 0. A binary outcome gives ``prevalence`` (its share at the average exposure and
 covariates) in place of ``outcome``; a count outcome gives ``rate`` (events per
 unit of exposure time) and ``time: [low, high]`` (each row's exposure time,
 uniform). The data draw the covariates (:func:`taskfactory.kit.covariates`), the
@@ -57,10 +59,15 @@ def _pair(value, what: str, positive_second: bool = True) -> tuple[float, float]
 def check_dgp(scenario, confounded: bool = True, outcome: str = "linear") -> None:
     """Raise ``ValueError`` naming what in a regression scenario's dgp is
     missing or malformed (see the module docstring); ``outcome`` is
-    ``linear``, ``binary`` or ``count``."""
+    ``linear``, ``censored``, ``binary`` or ``count``."""
     dgp = scenario.dgp
     if outcome == "linear":
         _pair(dgp.get("outcome"), "dgp outcome")
+    elif outcome == "censored":
+        if not require_number(dgp.get("latent_sd"), "dgp latent_sd") > 0.0:
+            raise ValueError("dgp latent_sd must be positive")
+        if scenario.variable(scenario.roles["outcome"]).range[0] != 0:
+            raise ValueError(f"the range of '{scenario.roles['outcome']}' must start at 0, where the outcome piles up")
     elif outcome == "binary":
         if not 0.0 < require_number(dgp.get("prevalence"), "dgp prevalence") < 1.0:
             raise ValueError("dgp prevalence must lie between 0 and 1")
@@ -175,8 +182,9 @@ class ConfoundedRegression(Family):
 
 class LinearRegression(ConfoundedRegression):
     """The linear families on a confounded exposure (ols_coefficient,
-    ols_robust): the effect is the exposure's slope in outcome residual SDs
-    per SD of its part the covariates do not explain."""
+    ols_robust, and tobit on its latent outcome): the effect is the exposure's
+    slope in outcome residual SDs per SD of its part the covariates do not
+    explain."""
 
     dgp_keys = ("outcome", "exposure", "covariates", "confounder", "exposure_link")
     medium = float(np.sqrt(MEDIUM_F2))

@@ -9,22 +9,33 @@ each of ``cluster_size`` rows. The data: one exposure value per cluster,
 individual covariates that predict the outcome, and errors sharing a cluster
 intercept (intra-cluster correlation ``icc`` of the error, 0.05 to 0.3). The
 tempting wrong test is the same model's classical standard error, which takes
-the rows for independent.
+the rows for independent. The random-intercept mixed model's Satterthwaite t
+(``linear_mixed``'s test, ``summary(lmerTest::lmer(outcome ~ exposure +
+covariates + (1 | cluster)))``) is accepted beside it: its model is right on
+these data too.
 """
 
 import numpy as np
 
 from ..effects import t_critical
-from ..family import Family
+from ..family import Alternative, Family
 from ..kit import covariates, finish
 from ..registry import register
+from ..result import TestResult
 from . import _describe
-from ._names import OLS, OLS_CLUSTER
+from ._common import require
+from ._mixed import lmer_terms
+from ._models import model_matrix
+from ._names import LINEAR_MIXED, OLS, OLS_CLUSTER
 from ._regression import CONFOUNDER_EFFECT, MEDIUM_F2, check_dgp, coefficients
 
 METHOD = "t test of coefficients, cluster-robust standard errors (sandwich::vcovCL)"
 CLUSTER_SIZE = (5, 15)
 ICC = (0.05, 0.3)
+LMER_METHOD = "Linear mixed model fit by REML, t-tests use Satterthwaite's method (lmerTest)"
+LMER_CALL = "summary(lmerTest::lmer(outcome ~ exposure + covariates + (1 | cluster)))"
+LMER_R = ("fit <- lmerTest::lmer({outcome} ~ {exposure} + {covariates} + (1 | {cluster}), data = d)\n"
+          "res <- summary(fit)$coefficients")
 
 
 def generate(condition, rng):
@@ -45,6 +56,23 @@ def generate(condition, rng):
     return finish(condition, rng, columns)
 
 
+def cluster_robust(condition, data):
+    """The exposure's row of ``lmtest::coeftest(fit, vcov = sandwich::vcovCL(fit, cluster = ~cluster))``."""
+    cluster = data[condition.roles["cluster"]].to_numpy()
+    return coefficients(condition, data, "CL", METHOD, cluster=cluster)
+
+
+def random_intercept(condition, data):
+    """The exposure's row of ``summary(lmerTest::lmer(outcome ~ exposure +
+    covariates + (1 | cluster)))$coefficients``: REML, Satterthwaite's df."""
+    roles = condition.roles
+    X, names = model_matrix(data, [roles["exposure"], *roles["covariates"]])
+    require(len(data) > X.shape[1], f"{len(data)} complete rows for {X.shape[1]} coefficients")
+    y = data[roles["outcome"]].to_numpy(dtype=float)
+    terms, _ = lmer_terms(y, X, names, data[roles["cluster"]])
+    return TestResult.from_terms(terms, roles["exposure"], LMER_METHOD, "t", n=len(data))
+
+
 class OlsCluster(Family):
     name = "ols_cluster"
     title = "Linear regression coefficient with cluster-robust standard errors"
@@ -59,6 +87,8 @@ class OlsCluster(Family):
     max_n = 800
     dgp_keys = ("outcome", "exposure", "covariates", "confounder")
     naive_method = "Linear regression with classical standard errors, ignoring the clusters"
+    accepted = (Alternative(method=LMER_METHOD, call=LMER_CALL, run=random_intercept, r_code=LMER_R,
+                            r_pvalue="res[2, 5]", name=LINEAR_MIXED),)
     r_pvalue = "res[2, 4]"
     medium = float(np.sqrt(MEDIUM_F2))
     effect_unit = "outcome error SDs per SD of the cluster-level exposure"
@@ -77,8 +107,7 @@ class OlsCluster(Family):
         check_dgp(scenario, confounded=False)
 
     def analyse(self, condition, data):
-        cluster = data[condition.roles["cluster"]].to_numpy()
-        return coefficients(condition, data, "CL", METHOD, cluster=cluster)
+        return cluster_robust(condition, data)
 
     def naive(self, condition, data):
         return coefficients(condition, data, "classical", self.naive_method)
