@@ -2,7 +2,8 @@
 """Can the wording, or only the data, tell sibling families apart?
 
 Builds (or reads) a corpus of every question kind with more than one family
-and measures two things:
+(but those whose question names what the researcher wants, such as the error
+rate of a panel of tests, which no data can show) and measures two things:
 
 - **text**: a text-only classifier (TF-IDF on the basic prompt, logistic
   regression) predicting the family within each question kind, with the
@@ -11,9 +12,10 @@ and measures two things:
   majority rate plus 5 points.
 - **data**: a small rule set that looks only at the released data (normality
   of the within-group studentized residuals, of the paired differences or of
-  each variable; the smallest expected count of a 2 x 2 table; Breusch-Pagan
-  on a regression's residuals; the Pearson dispersion of a Poisson fit; after
-  the canonical handling) and picks a family; it should pick the canonical test or
+  each variable; the smallest expected count of a 2 x 2 table; outcome values
+  at 0 or Breusch-Pagan on a regression's residuals; the Pearson dispersion of a Poisson fit; the
+  balance of the covariates between the groups of a time-to-event comparison;
+  after the canonical handling) and picks a family; it should pick the canonical test or
   an accepted alternative in at least 90 % of tasks at N >= 60.
 
     python scripts/bench_siblings.py [--corpus DIR] [--seeds 4] [--n 60 200]
@@ -46,11 +48,14 @@ COLUMNS = ["task_id", "method", "scenario", "n", "prompt", "prompt_style", "data
 
 
 def kinds() -> dict[str, list[str]]:
-    """Question kinds with more than one registered family."""
+    """Question kinds with more than one registered family, except those whose
+    siblings differ in what the question asks for (``Family.question_words``,
+    such as the error rate to control), which no data can show."""
     by_kind = defaultdict(list)
     for family in tf.families():
         by_kind[family.question_kind].append(family.name)
-    return {kind: names for kind, names in by_kind.items() if len(names) > 1}
+    return {kind: names for kind, names in by_kind.items()
+            if len(names) > 1 and not any(tf.get_family(name).question_words for name in names)}
 
 
 def grid(seeds: int, n=(60, 200)) -> dict:
@@ -94,9 +99,15 @@ def choose(kind: str, data, roles: dict) -> str:
         expected = np.outer(counts.sum(axis=1), counts.sum(axis=0)) / counts.sum()
         return "fisher_exact" if counts.shape != (2, 2) or expected.min() < 5 else "two_proportion_z"
     if kind == "regression":
+        if (data[roles["outcome"]].to_numpy(float) == 0).any():  # an outcome piling up at its floor
+            return "tobit"
         return "ols_robust" if _heteroscedastic(data, roles) else "ols_coefficient"  # HC3 is accepted beside lm
     if kind == "counts":
         return "negative_binomial" if _overdispersed(data, roles) else "poisson_regression"
+    if kind == "clustered_regression":  # the mixed model is accepted beside the cluster-robust t, not vice versa
+        return "linear_mixed"
+    if kind == "time_to_event":  # adjusting is accepted beside the log-rank test of balanced groups
+        return "cox_ph" if _imbalanced(data, roles) else "log_rank"
     raise ValueError(f"no rule for question kind '{kind}'")
 
 
@@ -116,6 +127,16 @@ def _overdispersed(data, roles: dict) -> bool:
     y = data[roles["outcome"]].to_numpy(float)
     fit = sm.GLM(y, X, family=sm.families.Poisson(), offset=np.log(data[roles["exposure_time"]].to_numpy(float))).fit()
     return stats.chi2.sf(fit.pearson_chi2, fit.df_resid) < NORMALITY_ALPHA
+
+
+def _imbalanced(data, roles: dict) -> bool:
+    """Do the covariates differ between the groups: the likelihood-ratio test
+    of a logistic regression of the group on the covariates, at 5 %."""
+    X, _ = model_matrix(data, roles["covariates"])
+    levels = sorted(data[roles["group"]].astype(str).unique())
+    y = (data[roles["group"]].astype(str) == levels[-1]).to_numpy(float)
+    fit = sm.GLM(y, X, family=sm.families.Binomial()).fit()
+    return stats.chi2.sf(fit.null_deviance - fit.deviance, fit.df_model) < 0.05
 
 
 def right_choices(rec: dict) -> set[str]:
