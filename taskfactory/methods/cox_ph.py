@@ -10,7 +10,7 @@ prognostic score, as where the treatment or exposure is chosen rather than
 randomised, so the groups differ visibly on the covariates and the covariates
 predict the hazard. The tempting wrong test is the log-rank test of the
 groups, which ignores that confounding. A fit that R warns on (a monotone
-likelihood, no convergence) or a group with fewer than 10 events is redrawn.
+likelihood, no convergence) or a group with fewer than 5 events is redrawn.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ DROPOUT = (0.05, 0.35)
 CONFOUNDER_EFFECT = (0.4, 0.8)
 #: The fewest events a group may have; the expected count of the smaller group
 #: is kept at EXPECTED_EVENTS or more by capping the censored share at small N.
-MIN_EVENTS = 10
+MIN_EVENTS = 5
 EXPECTED_EVENTS = 17
 #: Share of the first group (log_rank: a randomised comparison).
 SHARE = (0.4, 0.6)

@@ -5,7 +5,7 @@ R: ``lmtest::coeftest(fit, vcov = sandwich::vcovCL(fit, cluster = ~cluster))``,
 ``fit <- lm(outcome ~ exposure + covariates)``, the exposure's row, with
 sandwich's defaults: HC1 cluster sums scaled by G / (G - 1) and
 (n - 1) / (n - p), t on the residual df. The grid's ``n`` counts clusters,
-each of ``cluster_size`` rows. The data: one exposure value per cluster,
+each of 5 to 15 rows. The data: one exposure value per cluster,
 individual covariates that predict the outcome, and errors sharing a cluster
 intercept (intra-cluster correlation ``icc`` of the error, 0.05 to 0.3). The
 tempting wrong test is the same model's classical standard error, which takes
@@ -30,8 +30,6 @@ from ._names import LINEAR_MIXED, OLS, OLS_CLUSTER
 from ._regression import CONFOUNDER_EFFECT, MEDIUM_F2, check_dgp, coefficients
 
 METHOD = "t test of coefficients, cluster-robust standard errors (sandwich::vcovCL)"
-CLUSTER_SIZE = (5, 15)
-ICC = (0.05, 0.3)
 LMER_METHOD = "Linear mixed model fit by REML, t-tests use Satterthwaite's method (lmerTest)"
 LMER_CALL = "summary(lmerTest::lmer(outcome ~ exposure + covariates + (1 | cluster)))"
 LMER_R = ("fit <- lmerTest::lmer({outcome} ~ {exposure} + {covariates} + (1 | {cluster}), data = d)\n"
@@ -39,15 +37,16 @@ LMER_R = ("fit <- lmerTest::lmer({outcome} ~ {exposure} + {covariates} + (1 | {c
 
 
 def generate(condition, rng):
-    """Clusters of ``cluster_size`` rows: a standard normal exposure per
-    cluster, covariates per row, and an error of a cluster intercept
-    (variance ``icc``) plus a row term (variance 1 - icc)."""
+    """Clusters of ``sizes`` rows: a standard normal exposure per cluster,
+    covariates per row, and an error of a normal cluster intercept (variance
+    ``icc``) plus a row term (variance 1 - icc)."""
     k, dgp, params, roles = condition.n, condition.dgp, condition.params, condition.roles
-    size, icc = params["cluster_size"], params["icc"]
-    cluster = np.repeat(np.arange(1, k + 1), size)
-    columns, confounder = covariates(condition, rng, k * size)
+    sizes, icc = np.asarray(params["sizes"], dtype=int), params["icc"]
+    rows = int(sizes.sum())
+    cluster = np.repeat(np.arange(1, k + 1), sizes)
+    columns, confounder = covariates(condition, rng, rows)
     exposure = rng.standard_normal(k)[cluster - 1]
-    error = rng.normal(0.0, np.sqrt(icc), k)[cluster - 1] + rng.normal(0.0, np.sqrt(1.0 - icc), k * size)
+    error = rng.normal(0.0, np.sqrt(icc), k)[cluster - 1] + rng.normal(0.0, np.sqrt(1.0 - icc), rows)
     slope = dgp.get("direction", 1) * condition.effect_value
     outcome = slope * exposure + params["confounder_effect"] * confounder + error
     columns[roles["exposure"]] = dgp["exposure"][0] + dgp["exposure"][1] * exposure
@@ -94,14 +93,19 @@ class OlsCluster(Family):
     effect_unit = "outcome error SDs per SD of the cluster-level exposure"
     generate = staticmethod(generate)
 
+    #: Rows per cluster (drawn per cluster) and the ICC of the error (drawn per dataset).
+    cluster_sizes = (5, 15)
+    icc_range = (0.05, 0.3)
+
     def draw_params(self, scenario, n, rng):
-        return {"cluster_size": int(rng.integers(CLUSTER_SIZE[0], CLUSTER_SIZE[1] + 1)),
-                "icc": float(rng.uniform(*ICC)),
+        low, high = self.cluster_sizes
+        return {"sizes": [int(s) for s in rng.integers(low, high + 1, n)],
+                "icc": float(rng.uniform(*self.icc_range)),
                 "confounder_effect": float(rng.uniform(*CONFOUNDER_EFFECT)),
                 "coefficients": 2 + len(scenario.roles["covariates"])}
 
     def rows(self, n, params=None):
-        return n * (CLUSTER_SIZE[1] if params is None else params["cluster_size"])
+        return n * self.cluster_sizes[1] if params is None else int(sum(params["sizes"]))
 
     def validate(self, scenario):
         check_dgp(scenario, confounded=False)
@@ -113,10 +117,12 @@ class OlsCluster(Family):
         return coefficients(condition, data, "classical", self.naive_method)
 
     def effect_for_z(self, z, n, params):
-        """The slope whose t sits at the critical value: the estimate's
-        variance is (1 + (m - 1) icc) / (n m) for n clusters of m rows."""
-        m, icc = params["cluster_size"], params["icc"]
-        return float(t_critical(z, n * m - params["coefficients"]) * np.sqrt((1.0 + (m - 1) * icc) / (n * m)))
+        """The slope whose t sits at the critical value: the least-squares
+        estimate's variance is sum_g m_g (1 + (m_g - 1) icc) / (sum_g m_g)^2
+        for clusters of m_g rows (a unit-variance exposure and error)."""
+        m, icc = np.asarray(params["sizes"], dtype=float), params["icc"]
+        variance = float(np.sum(m * (1.0 + (m - 1.0) * icc)) / np.sum(m) ** 2)
+        return float(t_critical(z, m.sum() - params["coefficients"]) * np.sqrt(variance))
 
     def hints(self, condition, data):
         return _describe.clustered_regression(data, condition.roles)
