@@ -32,7 +32,7 @@ def bare_fit_seconds(corpus: Path) -> tuple[float, dict]:
     per_method = defaultdict(float)
     seen = set()
     for rec in iter_records(corpus, columns=["data_id", "method", "roles", "data_csv", "data_dictionary"]):
-        if rec["data_id"] in seen:
+        if rec["data_id"] in seen or rec["data_csv"] is None:  # seen, or a question without a dataset
             continue
         seen.add(rec["data_id"])
         fam = get_family(rec["method"])

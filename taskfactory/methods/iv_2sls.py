@@ -70,12 +70,22 @@ def generate(condition, rng):
     return finish(condition, rng, columns)
 
 
-def first_stage_f(condition, data) -> float:
-    """The F of the instrument in ``lm(exposure ~ instrument + covariates)``
-    (the square of its t)."""
+def _designs(condition, data):
+    """The model matrices of the regressors (intercept, exposure, covariates)
+    and of the instruments (intercept, instrument, covariates), with their
+    column names, from one ``model_matrix`` of all the columns."""
     roles = condition.roles
-    Z, names = model_matrix(data, [roles["instrument"], *roles["covariates"]])
-    x = data[roles["exposure"]].to_numpy(dtype=float)
+    both, names = model_matrix(data, [roles["exposure"], roles["instrument"], *roles["covariates"]])
+    regressors, instruments = [0, 1, *range(3, len(names))], [0, *range(2, len(names))]
+    return (both[:, regressors], [names[j] for j in regressors],
+            both[:, instruments], [names[j] for j in instruments])
+
+
+def first_stage_f(condition, data, designs=None) -> float:
+    """The F of the instrument in ``lm(exposure ~ instrument + covariates)``
+    (the square of its t); ``designs`` is :func:`_designs`' result, if at hand."""
+    _, _, Z, names = designs or _designs(condition, data)
+    x = data[condition.roles["exposure"]].to_numpy(dtype=float)
     return float(lm_terms(x, Z, names)[1].statistic ** 2)
 
 
@@ -84,10 +94,10 @@ def iv_coefficients(condition, data, method: str = METHOD) -> TestResult:
     covariates | instrument + covariates))``; DataError when the instrument
     is weak (first-stage F at most :data:`WEAK_F`)."""
     roles = condition.roles
-    X, names = model_matrix(data, [roles["exposure"], *roles["covariates"]])
-    Z, _ = model_matrix(data, [roles["instrument"], *roles["covariates"]])
+    designs = _designs(condition, data)
+    X, names, Z, _ = designs
     require(len(data) > Z.shape[1], f"{len(data)} complete rows for {Z.shape[1]} coefficients")
-    f = first_stage_f(condition, data)
+    f = first_stage_f(condition, data, designs)
     if not f > WEAK_F:
         raise DataError(f"the instrument '{roles['instrument']}' is weak: its first-stage F given the covariates "
                         f"is {f:.2f}, not above {WEAK_F:g}")

@@ -37,20 +37,6 @@ def test_a_constant_marker_is_refused():
         tf.analyse("bh_fdr", DATA.assign(m4=1.0), ROLES)
 
 
-def test_critical_value_is_where_bh_starts_to_reject_the_target():
-    """The calibration's critical raw p of the target, against p.adjust itself."""
-    fam = tf.get_family("bh_fdr")
-    rng = np.random.default_rng(4)
-    for m in (5, 12, 20):
-        others = np.sort(np.where(rng.random((300, m - 1)) < 0.5, rng.random((300, m - 1)) * 0.05,
-                                  rng.random((300, m - 1))), axis=1)
-        passes = others <= fam.thresholds(m, 0.05)
-        cut = fam.critical(passes, m, 0.05)
-        for row, c in zip(others, cut):
-            assert fam.adjust(np.append(row, c * 0.999))[-1] <= 0.05
-            assert fam.adjust(np.append(row, c * 1.001))[-1] > 0.05
-
-
 @pytest.mark.slow
 def test_gold_is_conservative_under_the_null():
     """The adjusted p is never below the raw (naive) one; the gold rejects less."""

@@ -93,12 +93,14 @@ def test_a_constant_marker_is_refused():
         tf.analyse("holm_adjusted", DATA.iloc[7:], ROLES)
 
 
-def test_critical_value_is_where_holm_starts_to_reject_the_target():
-    """The calibration's critical raw p of the target, against p.adjust itself."""
-    fam = tf.get_family("holm_adjusted")
+@pytest.mark.parametrize("method, small", [("holm_adjusted", 0.01), ("bh_fdr", 0.05)])
+def test_critical_value_is_where_the_adjustment_starts_to_reject_the_target(method, small):
+    """The calibration's critical raw p of the target, against p.adjust itself
+    (holm_adjusted's and bh_fdr's, with half the other markers' p below ``small``)."""
+    fam = tf.get_family(method)
     rng = np.random.default_rng(4)
     for m in (5, 12, 20):
-        others = np.sort(np.where(rng.random((300, m - 1)) < 0.5, rng.random((300, m - 1)) * 0.01,
+        others = np.sort(np.where(rng.random((300, m - 1)) < 0.5, rng.random((300, m - 1)) * small,
                                   rng.random((300, m - 1))), axis=1)
         passes = others <= fam.thresholds(m, 0.05)
         cut = fam.critical(passes, m, 0.05)
