@@ -47,7 +47,9 @@ CONFOUNDER_EFFECT = (0.4, 0.8)
 MEDIUM_F2 = 0.15
 
 
-def _pair(value, what: str, positive_second: bool = True) -> tuple[float, float]:
+def mean_and_sd(value, what: str, positive_second: bool = True) -> tuple[float, float]:
+    """A dgp value ``[mean, sd]`` (or ``[low, high]``) as two numbers, the
+    second positive; ``ValueError`` naming ``what`` otherwise."""
     if not (isinstance(value, list) and len(value) == 2):
         raise ValueError(f"{what} needs [mean, sd]")
     a, b = (require_number(v, what) for v in value)
@@ -62,7 +64,7 @@ def check_dgp(scenario, confounded: bool = True, outcome: str = "linear") -> Non
     ``linear``, ``censored``, ``binary`` or ``count``."""
     dgp = scenario.dgp
     if outcome == "linear":
-        _pair(dgp.get("outcome"), "dgp outcome")
+        mean_and_sd(dgp.get("outcome"), "dgp outcome")
     elif outcome == "censored":
         if not require_number(dgp.get("latent_sd"), "dgp latent_sd") > 0.0:
             raise ValueError("dgp latent_sd must be positive")
@@ -74,13 +76,13 @@ def check_dgp(scenario, confounded: bool = True, outcome: str = "linear") -> Non
     else:
         if not require_number(dgp.get("rate"), "dgp rate") > 0.0:
             raise ValueError("dgp rate must be positive")
-        low, high = _pair(dgp.get("time"), "dgp time")
+        low, high = mean_and_sd(dgp.get("time"), "dgp time")
         if not 0.0 < low < high:
             raise ValueError("dgp time needs [low, high] with 0 < low < high")
         lo, hi = scenario.variable(scenario.roles["exposure_time"]).range
         if not (lo <= low and high <= hi):
             raise ValueError(f"dgp time must lie inside the range of '{scenario.roles['exposure_time']}'")
-    mean, sd = _pair(dgp["exposure"], "dgp exposure")
+    mean, sd = mean_and_sd(dgp["exposure"], "dgp exposure")
     lo, hi = scenario.variable(scenario.roles["exposure"]).range
     if not (lo < mean - 4 * sd and mean + 4 * sd < hi):
         raise ValueError(f"dgp exposure mean +/- 4 sd must lie inside the range of '{scenario.roles['exposure']}'")
@@ -98,7 +100,7 @@ def check_dgp(scenario, confounded: bool = True, outcome: str = "linear") -> Non
                                                                            for s in shares)):
                 raise ValueError(f"dgp covariates.{name} needs the positive shares of its two levels")
         else:
-            m, s = _pair(given[name], f"dgp covariates.{name}")
+            m, s = mean_and_sd(given[name], f"dgp covariates.{name}")
             if not (var.range[0] < m - 3 * s and m + 3 * s < var.range[1]):
                 raise ValueError(f"dgp covariates.{name} mean +/- 3 sd must lie inside the range of '{name}'")
     weights = dgp.get("confounder")

@@ -32,7 +32,7 @@ from . import _describe
 from ._common import require
 from ._models import lm_terms
 from ._names import DID_CLASSICAL, DID_CLUSTER
-from ._regression import _pair
+from ._regression import mean_and_sd
 
 METHOD = "t test of coefficients, cluster-robust standard errors (sandwich::vcovCL)"
 PERIODS = (3, 6)          # periods before, and after, the change
@@ -145,7 +145,7 @@ class DiffInDiff(Family):
         return n * (2 * PERIODS[1] if params is None else params["pre"] + params["post"])
 
     def validate(self, scenario):
-        _pair(scenario.dgp.get("outcome"), "dgp outcome")
+        mean_and_sd(scenario.dgp.get("outcome"), "dgp outcome")
         for role in ("treated", "post"):
             var = scenario.variable(scenario.roles[role])
             if var.type != "integer" or tuple(var.range) != (0, 1):

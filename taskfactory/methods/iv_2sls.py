@@ -34,7 +34,7 @@ from . import _describe
 from ._common import require
 from ._models import ivreg_terms, lm_terms, model_matrix
 from ._names import IV_2SLS, OLS
-from ._regression import CONFOUNDER_EFFECT, CONFOUNDING, ConfoundedRegression, _pair, check_dgp, coefficients
+from ._regression import CONFOUNDER_EFFECT, CONFOUNDING, ConfoundedRegression, mean_and_sd, check_dgp, coefficients
 
 METHOD = "Instrumental-variable regression (AER::ivreg, two-stage least squares), t test of the coefficient"
 #: Range of the correlation of the exposure's and the outcome's unmeasured
@@ -135,7 +135,7 @@ class Iv2sls(ConfoundedRegression):
     def validate(self, scenario):
         check_dgp(scenario)
         dgp = scenario.dgp
-        mean, sd = _pair(dgp.get("instrument"), "dgp instrument")
+        mean, sd = mean_and_sd(dgp.get("instrument"), "dgp instrument")
         lo, hi = scenario.variable(scenario.roles["instrument"]).range
         if not (lo < mean - 4 * sd and mean + 4 * sd < hi):
             raise ValueError(f"dgp instrument mean +/- 4 sd must lie inside the range of "

@@ -31,7 +31,7 @@ from . import _describe
 from ._common import require
 from ._models import lm_terms, model_matrix, within_terms
 from ._names import PANEL_WITHIN, POOLED_OLS
-from ._regression import MEDIUM_F2, _pair
+from ._regression import MEDIUM_F2, mean_and_sd
 
 METHOD = "Oneway (individual) effect Within Model"
 PERIODS = (4, 10)
@@ -99,8 +99,8 @@ class PanelFixedEffects(Family):
 
     def validate(self, scenario):
         dgp = scenario.dgp
-        _pair(dgp.get("outcome"), "dgp outcome")
-        mean, sd = _pair(dgp.get("exposure"), "dgp exposure")
+        mean_and_sd(dgp.get("outcome"), "dgp outcome")
+        mean, sd = mean_and_sd(dgp.get("exposure"), "dgp exposure")
         lo, hi = scenario.variable(scenario.roles["exposure"]).range
         if not (lo < mean - 4 * sd and mean + 4 * sd < hi):
             raise ValueError(f"dgp exposure mean +/- 4 sd must lie inside the range of '{scenario.roles['exposure']}'")
