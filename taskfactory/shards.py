@@ -83,6 +83,13 @@ ROW_GROUP_BYTES = 64 << 20   # text held before a row group is flushed
 DICTIONARY_COLUMNS = ["method", "category", "scenario", "domain", "effect", "prompt_style", "perturbation", "split",
                       "gold_decision"]
 TEXT_COLUMNS = ("data_csv", "script", "prompt", "reference_r", "reference_py", "context")
+#: Columns whose min/max statistics the footer carries: the flat ones a reader
+#: filters on (ids, design, results), not the long texts and JSON, whose min and
+#: max only bloat the footer, nor the nested columns.
+STATISTICS_COLUMNS = [name for name, typ, _, _ in FIELDS
+                      if not pa.types.is_nested(typ) and name not in
+                      (*TEXT_COLUMNS, "question", "data_dictionary", "roles", "dgp_params", "gold_terms",
+                       "perturbation_detail")]
 
 
 def schema(provenance: dict | None = None) -> pa.Schema:
@@ -93,7 +100,8 @@ def schema(provenance: dict | None = None) -> pa.Schema:
 
 
 class ShardWriter:
-    """Writes records to one shard (zstd, explicit schema, no timestamps),
+    """Writes records to one shard (zstd, explicit schema, no timestamps,
+    statistics on :data:`STATISTICS_COLUMNS` only),
     flushing a row group every ``ROW_GROUP_ROWS`` records or once the buffered
     text reaches ``ROW_GROUP_BYTES``, whichever comes first. The row groups
     depend only on the records, so the bytes are the same on every run."""
@@ -101,7 +109,7 @@ class ShardWriter:
     def __init__(self, path: Path, provenance: dict):
         self.schema = schema(provenance)
         self.writer = pq.ParquetWriter(path, self.schema, compression="zstd", compression_level=6,
-                                       write_statistics=True, use_dictionary=DICTIONARY_COLUMNS)
+                                       write_statistics=STATISTICS_COLUMNS, use_dictionary=DICTIONARY_COLUMNS)
         self.buffer: list[dict] = []
         self.buffered_bytes = 0
         self.rows = 0
