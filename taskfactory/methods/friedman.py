@@ -47,8 +47,7 @@ def generate(condition, rng):
 def complete_blocks(data, outcome: str, group: str, subject: str):
     """The subjects measured once under every condition present, as an
     n x k array (columns in R's sorted order of the conditions)."""
-    wide = data.pivot_table(index=subject, columns=group, values=outcome, aggfunc="count")
-    require(bool((wide.fillna(0) <= 1).all().all()), "a subject has two measurements under one condition")
+    require(not data.duplicated([subject, group]).any(), "a subject has two measurements under one condition")
     values = data.pivot(index=subject, columns=group, values=outcome)
     values = values.reindex(columns=sorted(values.columns, key=str)).dropna()
     require(values.shape[1] >= 2, "the test needs at least 2 conditions")
@@ -60,10 +59,11 @@ def friedman(y: np.ndarray) -> TestResult:
     """R's ``friedman.test`` on the complete blocks ``y`` (subjects x conditions)."""
     n, k = y.shape
     ranks = stats.rankdata(y, axis=1)
-    ties = 0.0
-    for row in np.sort(y, axis=1):
-        _, counts = np.unique(row, return_counts=True)
-        ties += float(np.sum(counts**3 - counts))
+    ordered = np.sort(y, axis=1)
+    starts = np.ones_like(ordered, dtype=bool)   # where a run of equal values begins, each row apart
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    counts = np.bincount(np.cumsum(starts.ravel()))[1:].astype(float)   # the length of every run
+    ties = float(np.sum(counts**3 - counts))
     denominator = n * k * (k + 1) - ties / (k - 1)
     require(denominator > 0, "every subject has the same value under every condition")
     statistic = 12.0 * float(np.sum((ranks.sum(axis=0) - n * (k + 1) / 2.0) ** 2)) / denominator
