@@ -9,6 +9,8 @@ is refused, since its released data would pile up at the range's ends.
 from __future__ import annotations
 
 import math
+import os
+import time
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
@@ -18,19 +20,19 @@ import numpy as np
 
 from .effects import EffectLevel
 from .errors import DataError, ScenarioError
-from .grid import Grid, load_grid
+from .grid import Coord, Grid, load_grid
 from .registry import get_family
 from .catalogue import get_scenario
 from .scenarios import SCENARIO_CLIPPED_SHARE, scenario_root
 from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS
 
-# Seconds per dataset: a fixed cost (drawing, CSV text, prompts, script) plus a
-# per-row cost. Measured with
-# scripts/bench_build.py on one core.
-SECONDS_PER_DATASET = 0.003
-SECONDS_PER_ROW = 8.0e-6
-SECONDS_PER_RECORD = 0.0004
+# The build's start-up (imports, the clipping probe) in seconds.
 STARTUP_SECONDS = 3.0
+#: The timed sample behind the estimate: per family, a dataset released and
+#: recorded in every prompt style and perturbation at the smallest N the grid
+#: gives the family and at the largest up to SAMPLE_MAX_N (after one untimed
+#: warm-up); the cost of other N follows the line through the two, in rows.
+SAMPLE_MAX_N = 1000
 
 # Sizes, estimated from n and the number of columns: a released CSV cell takes
 # about CELL_BYTES (digits and comma), the other text of a task (prompt,
@@ -64,7 +66,7 @@ class Plan:
     datasets: int = 0
     by_split: Counter = field(default_factory=Counter)
     by: dict = field(default_factory=dict)
-    work_seconds: float = 0.0
+    datasets_by_size: Counter = field(default_factory=Counter)   # (method, n) -> datasets
     task_bytes: Counter = field(default_factory=Counter)   # split -> estimated text of its largest task
 
     def rows_per_shard(self, split: str) -> int:
@@ -99,10 +101,16 @@ class Plan:
         return [f"{split}-{i:05d}-of-{k:05d}.parquet" for i in range(k)]
 
     def estimate_seconds(self, jobs: int = 1) -> float:
-        """Rough wall time of the build on ``jobs`` cores."""
+        """Wall time of the build on ``jobs`` cores, from a timed sample of
+        the grid's own families on this machine (:func:`timed_costs`)."""
+        costs = timed_costs(self.grid, tuple(sorted({m for m, _ in self.datasets_by_size})))
+        work = 0.0
+        for (method, n), datasets in self.datasets_by_size.items():
+            fixed, per_row = costs[method]
+            work += datasets * (fixed + per_row * _rows(method, n))
         shards = sum(len(self.shard_counts(s)) for s in self.grid.splits())
-        parallel = max(1, min(jobs, shards))
-        return STARTUP_SECONDS + self.work_seconds / parallel
+        parallel = max(1, min(jobs, shards, os.cpu_count() or 1))
+        return STARTUP_SECONDS + work / parallel
 
 
 def plan(grid, probe: bool = True) -> Plan:
@@ -138,8 +146,7 @@ def plan(grid, probe: bool = True) -> Plan:
         size = estimate_task_bytes(method, scenario, n)
         split = g.split_of(method, scenario)
         p.task_bytes[split] = max(p.task_bytes[split], size)
-        rows = get_family(method).rows(n)
-        p.work_seconds += datasets * (SECONDS_PER_DATASET + SECONDS_PER_ROW * rows) + count * SECONDS_PER_RECORD
+        p.datasets_by_size[(method, n)] += datasets
     lost = Counter()
     for dropped, cells in dropped_cells.items():
         for seeds in dropped:
@@ -153,6 +160,50 @@ def estimate_task_bytes(method: str, scenario: str, n: int) -> int:
     """Estimated text of one task of ``method``/``scenario`` at ``n`` rows."""
     columns = len(get_scenario(method, scenario).columns())
     return get_family(method).rows(n) * (columns * CELL_BYTES + 1) + TASK_TEXT_BYTES
+
+
+def _rows(method: str, n: int) -> int:
+    """Rows of the largest dataset of ``method`` at ``n`` (0 without a dataset)."""
+    family = get_family(method)
+    return family.rows(n) if family.has_data else 0
+
+
+def timed_costs(g: Grid, methods: tuple[str, ...]) -> dict[str, tuple[float, float]]:
+    """Seconds one dataset of each of ``methods`` costs to release and record
+    in every prompt style of ``g``, as ``(fixed, per row)``: timed at two N
+    (see :data:`SAMPLE_MAX_N`) on the family's first cell's scenario and
+    effect, averaged over the perturbations the grid gives it."""
+    from .task import Dataset, record, release
+
+    cells = {}   # method -> (its first cell's scenario and effect, its N, its perturbations)
+    for method, scenario, n, effect, perturbation, _ in g.counted_cells():
+        _, sizes, perturbations = cells.setdefault(method, ((scenario, effect), set(), []))
+        sizes.add(n)
+        if perturbation not in perturbations:
+            perturbations.append(perturbation)
+    costs = {}
+    for method in methods:
+        (scenario, effect), sizes, perturbations = cells[method]
+        small = min(sizes)
+        large = max([n for n in sizes if n <= SAMPLE_MAX_N], default=small)
+        split = g.split_of(method, scenario)
+
+        def seconds(n: int, perturbation: str) -> float:
+            start = time.perf_counter()
+            coords = [Coord(method, scenario, n, effect, perturbation, 0, style, split) for style in g.prompt_styles]
+            ds = release(g, coords[0])
+            for c in coords if isinstance(ds, Dataset) else ():
+                record(g, c, ds)
+            return time.perf_counter() - start
+
+        seconds(small, perturbations[0])   # warm-up: imports, caches
+        points = [(_rows(method, n),
+                   sum(seconds(n, pert) for pert in perturbations) / len(perturbations))
+                  for n in sorted({small, large})]
+        (r0, t0), (r1, t1) = points[0], points[-1]
+        per_row = max(0.0, (t1 - t0) / (r1 - r0)) if r1 > r0 else 0.0
+        costs[method] = (max(0.0, t0 - per_row * r0), per_row)
+    return costs
 
 
 def check_clipping(g: Grid) -> None:

@@ -316,6 +316,25 @@ def test_plan_warns_when_a_worker_would_need_more_memory_than_the_budget(monkeyp
         "or --jobs if the machine has less")
 
 
+def test_the_build_time_estimate_times_each_family_on_the_cells_the_grid_gives_it(monkeypatch):
+    """The sample releases each family's datasets only at the N and
+    perturbations of its own cells (a question without a dataset takes none),
+    and the estimate adds up its cost per dataset over the grid."""
+    planning = importlib.import_module("taskfactory.plan")
+    p = planning.plan({"seed": 1, "methods": ["welch_t", "wilson_ci", "fisher_exact"], "n": [40, 300],
+                       "perturbations": ["none", "missing"], "effects": ["null"], "seeds": 3,
+                       "exclude": [{"method": "fisher_exact", "n": 300},
+                                   {"method": "wilson_ci", "perturbation": "missing"}]})
+    costs = planning.timed_costs(p.grid, ("fisher_exact", "welch_t", "wilson_ci"))
+    assert sorted(costs) == ["fisher_exact", "welch_t", "wilson_ci"]
+    assert all(fixed >= 0 and per_row >= 0 and fixed + 300 * per_row > 0 for fixed, per_row in costs.values())
+    assert costs["wilson_ci"][1] == 0.0 and costs["fisher_exact"][1] == 0.0   # one N (no dataset; max_n 80)
+    monkeypatch.setattr(planning, "timed_costs", lambda g, methods: {m: (0.01, 1e-5) for m in methods})
+    work = sum(d * (0.01 + 1e-5 * n) for (m, n), d in p.datasets_by_size.items() if m != "wilson_ci") \
+        + sum(d * 0.01 for (m, _), d in p.datasets_by_size.items() if m == "wilson_ci")
+    assert p.estimate_seconds(1) == pytest.approx(planning.STARTUP_SECONDS + work)
+
+
 def test_an_output_folder_that_cannot_be_written_is_refused(tmp_path, monkeypatch):
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
