@@ -98,7 +98,8 @@ def benjamini_hochberg(p):
 def marker_tests(condition, data) -> list[tuple[str, TestResult, float]]:
     """Welch's t-test of every marker between the two groups, in the order of
     the ``markers`` role: ``(marker, result, standard error)``."""
-    group = condition.roles["group"]
+    group, markers, target = (condition.roles[r] for r in ("group", "markers", "target"))
+    require(target in markers, f"the target '{target}' must be one of the markers ({', '.join(markers)})")
     labels = data[group].astype(str).to_numpy()
     levels = sorted(set(labels))
     require(len(levels) == 2, f"'{group}' has {len(levels)} levels, the test needs 2")

@@ -35,19 +35,3 @@ def test_a_constant_marker_is_refused():
     """R stops: > d$m4 <- 1; t.test(m4 ~ g, data = d)  Error: data are essentially constant"""
     with pytest.raises(DataError):
         tf.analyse("bh_fdr", DATA.assign(m4=1.0), ROLES)
-
-
-@pytest.mark.slow
-def test_gold_is_conservative_under_the_null():
-    """The adjusted p is never below the raw (naive) one; the gold rejects less."""
-    from conftest import dataset
-
-    grid = tf.load_grid({"seed": 5, "methods": ["bh_fdr"], "n": [40], "seeds": 1})
-    gold, raw = [], []
-    for k, scen in enumerate(tf.load_scenarios("bh_fdr") * 25):
-        _, ds = dataset(grid, "bh_fdr", scen.id, 40, "null", seed=k)
-        gold.append(ds.gold.pvalue)
-        raw.append(ds.naive.pvalue)
-    gold, raw = np.array(gold), np.array(raw)
-    assert np.all(gold >= raw)
-    assert np.mean(gold < 0.05) <= 0.05

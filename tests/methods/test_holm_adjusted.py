@@ -93,6 +93,11 @@ def test_a_constant_marker_is_refused():
         tf.analyse("holm_adjusted", DATA.iloc[7:], ROLES)
 
 
+def test_a_target_outside_the_markers_is_refused():
+    with pytest.raises(DataError, match=r"^the target 'm9' must be one of the markers \(m1, m2"):
+        tf.analyse("holm_adjusted", DATA.assign(m9=DATA["m1"]), {**ROLES, "target": "m9"})
+
+
 @pytest.mark.parametrize("method, small", [("holm_adjusted", 0.01), ("bh_fdr", 0.05)])
 def test_critical_value_is_where_the_adjustment_starts_to_reject_the_target(method, small):
     """The calibration's critical raw p of the target, against p.adjust itself
@@ -155,15 +160,16 @@ def test_a_family_with_bad_question_words_is_refused():
 
 
 @pytest.mark.slow
-def test_gold_is_conservative_under_the_null():
+@pytest.mark.parametrize("method", ["holm_adjusted", "bh_fdr"])
+def test_gold_is_conservative_under_the_null(method):
     """The adjusted p is never below the raw one; the raw (naive) p is uniform
     for a null target (tests/test_families.py checks it), the gold rejects less."""
-    grid = tf.load_grid({"seed": 5, "methods": ["holm_adjusted"], "n": [40], "seeds": 1})
+    grid = tf.load_grid({"seed": 5, "methods": [method], "n": [40], "seeds": 1})
     from conftest import dataset
 
     gold, raw = [], []
-    for k, scen in enumerate(tf.load_scenarios("holm_adjusted") * 25):
-        _, ds = dataset(grid, "holm_adjusted", scen.id, 40, "null", seed=k)
+    for k, scen in enumerate(tf.load_scenarios(method) * 25):
+        _, ds = dataset(grid, method, scen.id, 40, "null", seed=k)
         gold.append(ds.gold.pvalue)
         raw.append(ds.naive.pvalue)
     gold, raw = np.array(gold), np.array(raw)
