@@ -456,6 +456,26 @@ def _update(bmat, zmat, vlag, beta, denom, knew):
         bmat[i] = bmat[i] + tempa * vlag[i] + tempb * w[i]
 
 
+def _replacement(zmat, vlag, beta, xpt, centre, delsq, skip=None):
+    """BOBYQA's choice of the interpolation point to replace (the same loop at
+    its two places in NLopt's bobyqb): the point k (other than ``skip``) with
+    the largest ``max(1, (|x_k - centre|^2 / delsq)^2) * (beta H_kk + vlag_k^2)``.
+    Returns ``(knew, denom, scaden, biglsq)``: the point (0 if none), its
+    denominator, that largest product and the largest ``weight * vlag_k^2``."""
+    scaden = biglsq = denom = 0.0
+    knew = 0
+    for k in (1, 2, 3):
+        if k == skip:
+            continue
+        den = beta * (zmat[k] * zmat[k]) + vlag[k] * vlag[k]
+        distsq = (xpt[k] - centre) * (xpt[k] - centre)
+        temp = max(1.0, (distsq / delsq) * (distsq / delsq))
+        if temp * den > scaden:
+            scaden, knew, denom = temp * den, k, den
+        biglsq = max(biglsq, temp * (vlag[k] * vlag[k]))
+    return knew, denom, scaden, biglsq
+
+
 def _bobyqa(fun, x0: float, rhobeg: float, rhoend: float, ftol_abs: float, lower: float = 0.0,
             upper: float = math.inf, maxeval: int = 100000) -> tuple[float, float, int, int]:
     """NLopt 2.7.1's BOBYQA (``bobyqa()`` and ``bobyqb_``) for one variable (NPT = 3),
@@ -706,21 +726,7 @@ def _bobyqa(fun, x0: float, rhobeg: float, rhoend: float, ftol_abs: float, lower
                     label = 720
                     continue
             else:
-                delsq = delta * delta
-                scaden = biglsq = 0.0
-                knew = 0
-                for k in (1, 2, 3):
-                    if k == kopt:
-                        continue
-                    hdiag = zmat[k] * zmat[k]
-                    den = beta * hdiag + vlag[k] * vlag[k]
-                    distsq = (xpt[k] - xopt) * (xpt[k] - xopt)
-                    temp = max(1.0, (distsq / delsq) * (distsq / delsq))
-                    if temp * den > scaden:
-                        scaden = temp * den
-                        knew = k
-                        denom = den
-                    biglsq = max(biglsq, temp * (vlag[k] * vlag[k]))
+                knew, denom, scaden, biglsq = _replacement(zmat, vlag, beta, xpt, xopt, delta * delta, kopt)
                 if scaden <= 0.5 * biglsq:
                     if nevals > nresc:
                         raise _Rescue()
@@ -767,24 +773,9 @@ def _bobyqa(fun, x0: float, rhobeg: float, rhoend: float, ftol_abs: float, lower
                 if delta <= rho * 1.5:
                     delta = rho
                 if f < fopt:
-                    ksav = knew
-                    densav = denom
-                    delsq = delta * delta
-                    scaden = biglsq = 0.0
-                    knew = 0
-                    for k in (1, 2, 3):
-                        hdiag = zmat[k] * zmat[k]
-                        den = beta * hdiag + vlag[k] * vlag[k]
-                        distsq = (xpt[k] - xnew) * (xpt[k] - xnew)
-                        temp = max(1.0, (distsq / delsq) * (distsq / delsq))
-                        if temp * den > scaden:
-                            scaden = temp * den
-                            knew = k
-                            denom = den
-                        biglsq = max(biglsq, temp * (vlag[k] * vlag[k]))
-                    if scaden <= 0.5 * biglsq:
-                        knew = ksav
-                        denom = densav
+                    found = _replacement(zmat, vlag, beta, xpt, xnew, delta * delta)
+                    if found[2] > 0.5 * found[3]:   # else keep the point chosen before the step
+                        knew, denom = found[0], found[1]
             _update(bmat, zmat, vlag, beta, denom, knew)
             pqold = pq[knew]
             pq[knew] = 0.0
