@@ -33,5 +33,6 @@ class Condition:
     perturbation: dict = field(default_factory=lambda: {"kind": "none"})
 
     def literal(self) -> dict:
-        """Plain data (str, int, float, list, dict) for the emitted script."""
-        return dataclasses.asdict(self)
+        """The fields by name, for the emitted script (they hold plain data:
+        str, int, float, list, dict)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

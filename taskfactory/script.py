@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import pprint
 import textwrap
 import types
 from functools import lru_cache
@@ -120,14 +119,33 @@ def emitted_source(generate) -> str:
     return "\n\n\n".join(parts)
 
 
+def _entries(items, indent: str) -> list[str]:
+    """``key: value`` lines of a literal, one per item; a list whose ``repr``
+    is long (the column specifications) gets one line per element."""
+    lines = []
+    for key, value in items:
+        text = repr(value)
+        if isinstance(value, list) and len(text) > 80:
+            lines.append(f"{indent}{key!r}: [")
+            lines.extend(f"{indent}    {item!r}," for item in value)
+            lines.append(f"{indent}],")
+        else:
+            lines.append(f"{indent}{key!r}: {text},")
+    return lines
+
+
+def literal(mapping: dict) -> str:
+    """``mapping`` as a Python dict literal, one entry per line. Every key and
+    value is written by ``repr``, so text from a scenario stays a literal."""
+    return "\n".join(["{", *_entries(mapping.items(), "    "), "}"])
+
+
 def render(task_id: str, generate, condition: dict, seed: int, spawn_key: tuple, task_meta: dict) -> str:
     """The full text of one task's script."""
-    literal = pprint.pformat(condition, width=100, sort_dicts=False)
-    meta = pprint.pformat(task_meta, width=100, sort_dicts=False)
     body = (
         HEADER.format(task_id=task_id, script_name="generate_data.py")
-        + f"TASK = {meta}\n\n"
-        + f"CONDITION = SimpleNamespace(**{literal})\n\n"
+        + f"TASK = {literal(task_meta)}\n\n"
+        + f"CONDITION = SimpleNamespace(**{literal(condition)})\n\n"
         + f"SEED = {int(seed)!r}\n"
         + f"SPAWN_KEY = {tuple(int(k) for k in spawn_key)!r}\n\n\n"
         + emitted_source(generate)
