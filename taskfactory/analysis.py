@@ -24,8 +24,9 @@ R_FALSE = ["FALSE", "False", "false", "F"]
 R_INTEGER_MAX = 2**31 - 1
 
 
-def read_csv_text(text: str) -> pd.DataFrame:
-    """Parse released CSV text into the values R's ``read.csv(f, na.strings = "")`` reads.
+def read_csv_text(text: str, columns: list[str] | None = None) -> pd.DataFrame:
+    """Parse released CSV text into the values R's ``read.csv(f, na.strings = "")`` reads
+    (only ``columns``, in that order, when given: each column is read on its own).
 
     Blank cells are missing and no other text is (``NA`` stays text). Numbers
     are parsed with correct rounding (Arrow's parser), so every double equals
@@ -38,7 +39,8 @@ def read_csv_text(text: str) -> pd.DataFrame:
 
     def read(types: dict):
         options = pacsv.ConvertOptions(null_values=[""], strings_can_be_null=True, quoted_strings_can_be_null=False,
-                                       true_values=R_TRUE, false_values=R_FALSE, column_types=types)
+                                       true_values=R_TRUE, false_values=R_FALSE, column_types=types,
+                                       include_columns=columns)
         return pacsv.read_csv(data, convert_options=options, read_options=pacsv.ReadOptions(use_threads=False))
 
     table = read({})
@@ -69,14 +71,23 @@ def prepare(family, data: pd.DataFrame, roles: dict, ranges: dict | None = None)
     missing = [c for c in cols if c not in data.columns]
     if missing:
         raise DataError(f"data has no column '{missing[0]}' (role of {family.name}); columns: {', '.join(map(str, data.columns))}")
-    d = data
-    if ranges:
-        d = data.copy()
-        for col in cols:
-            if col in ranges and pd.api.types.is_numeric_dtype(d[col]):
-                lo, hi = ranges[col]
-                d.loc[(d[col] < lo) | (d[col] > hi), col] = np.nan
-    return d.dropna(subset=cols)
+    keep = np.ones(len(data), dtype=bool)
+    replaced = {}
+    for col in cols:
+        column = data[col]
+        values = column.to_numpy()
+        if ranges and col in ranges and pd.api.types.is_numeric_dtype(column):
+            if values.dtype.kind not in "iuf":   # pandas' nullable and boolean types
+                values = column.to_numpy(dtype=float, na_value=np.nan)
+            lo, hi = ranges[col]
+            outside = (values < lo) | (values > hi)
+            if outside.any():
+                values = values.astype(float)   # as pandas makes an integer column that gets a missing value
+                values[outside] = np.nan
+                replaced[col] = values
+        keep &= ~pd.isna(values)
+    d = data.assign(**replaced) if replaced else data
+    return d.copy() if keep.all() else d[keep]
 
 
 def run_test(family, condition, data: pd.DataFrame, ranges: dict | None = None,

@@ -21,6 +21,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from . import kit, perturb
 from ._version import __version__
@@ -129,11 +130,11 @@ def _check_clipping(frame) -> None:
 
 def _spoiled_counts(data, family, scen) -> tuple[int, int]:
     """Blank cells in the test's columns, and out-of-range values anywhere."""
-    blank = int(data[family.role_columns(scen.roles)].isna().to_numpy().sum())
+    blank = sum(int(pd.isna(data[name].to_numpy()).sum()) for name in family.role_columns(scen.roles))
     impossible = 0
     for name, (lo, hi) in scen.ranges().items():
-        col = data[name]
-        impossible += int(((col < lo) | (col > hi)).sum())
+        col = data[name].to_numpy()
+        impossible += int(np.count_nonzero((col < lo) | (col > hi)))
     return blank, impossible
 
 
@@ -158,9 +159,9 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                 _check_clipping(drawn)
                 frame = kit.perturb(drawn, cond, rng)
                 csv_text = kit.to_csv_text(frame, cond.columns)
-                released = read_csv_text(csv_text)
-                blank, impossible = _spoiled_counts(released, family, scen)
                 ranges = scen.ranges()
+                released = read_csv_text(csv_text, list(dict.fromkeys([*family.role_columns(cond.roles), *ranges])))
+                blank, impossible = _spoiled_counts(released, family, scen)
                 data = prepare(family, released, cond.roles, ranges)
                 gold = run_test(family, cond, data, prepared=True)
                 naive = run_test(family, cond, data, which="naive", prepared=True) if family.naive_method else None
