@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from ..errors import DataError
@@ -27,12 +28,14 @@ def grouped(data, outcome: str, group: str, k: int | None = None, min_size: int 
     Returns ``(levels, [arrays])``. Raises :class:`DataError` when the number
     of levels is not ``k`` or a group has fewer than ``min_size`` values.
     """
-    labels = data[group].astype(str).to_numpy()
-    levels = sorted(set(labels))
+    codes, uniques = pd.factorize(data[group], use_na_sentinel=False)
+    names = [str(u) for u in uniques]   # each value as its text, as R's factor() takes it
+    levels = sorted(set(names))
+    codes = np.array([levels.index(name) for name in names], dtype=np.intp)[codes]
     if k is not None:
         require(len(levels) == k, f"'{group}' has {len(levels)} levels, the test needs {k}")
     y = numeric(data, outcome)
-    parts = [y[labels == lv] for lv in levels]
+    parts = [y[codes == j] for j in range(len(levels))]
     require(all(len(p) >= min_size for p in parts), f"a level of '{group}' has fewer than {min_size} values")
     return levels, parts
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ._common import grouped, numeric
 from ._models import glm_terms, model_matrix
+
+
+SKEW_RESOLUTION = 10 * np.finfo(float).resolution   # scipy.stats' bound below which the variance is 0
 
 
 def _shape(x: np.ndarray) -> tuple[float, float, int]:
@@ -22,8 +24,13 @@ def _shape(x: np.ndarray) -> tuple[float, float, int]:
     values more than 3 SDs from the sample mean."""
     if len(x) < 3 or float(np.ptp(x)) == 0.0:
         return 0.0, 0.0, 0
-    far = int(np.sum(np.abs(x - x.mean()) > 3.0 * x.std(ddof=1)))
-    return float(stats.skew(x)), float(stats.kurtosis(x)), far
+    d = x - x.mean()
+    far = int(np.sum(np.abs(d) > 3.0 * x.std(ddof=1)))
+    squares = d**2   # the moments as scipy.stats.skew and kurtosis (bias=True) compute them, bit for bit
+    m2, m3, m4 = squares.mean(), (squares * d).mean(), (squares**2).mean()
+    if m2 <= (SKEW_RESOLUTION * x.mean()) ** 2:
+        return float("nan"), float("nan"), far
+    return float(m3 / m2**1.5), float(m4 / m2**2.0 - 3.0), far
 
 
 def _num(x: float) -> str:
