@@ -168,7 +168,8 @@ def finish(condition, rng, columns):
         name = spec["name"]
         if spec["type"] == "id":
             width = max(3, len(str(n)))
-            frame[name] = [f"{spec.get('prefix', '')}{i:0{width}d}" for i in range(1, n + 1)]
+            numbered = (spec.get("prefix", "").replace("%", "%%") + f"%0{width}d\n") * n % tuple(range(1, n + 1))
+            frame[name] = np.array(numbered.split("\n")[:-1], dtype=object)
             continue
         if spec["type"] in DESIGN_TYPES:  # the family numbers clusters, units and periods 1, 2, ...
             number = np.asarray(columns[name], dtype=int)[order]
@@ -308,30 +309,45 @@ def _csv_field(text):
     return text
 
 
-def format_column(values, spec):
-    """Format one column as CSV fields: fixed decimals, blanks for missing."""
+def column_cells(values, spec):
+    """How one column is written: ``(format, values)`` for ``%``-formatting,
+    fixed decimals for numbers, a blank for a missing value, a text quoted
+    when it holds a comma, a quote or a line end."""
     if spec["type"] in ("numeric", "integer"):
         digits = spec.get("decimals", 0) if spec["type"] == "numeric" else 0
-        fmt = f"{{:.{digits}f}}".format
-        out = [fmt(v) if v == v else "" for v in np.asarray(values, dtype=float).tolist()]
-        negative_zero, zero = "-" + fmt(0.0), fmt(0.0)
-        if negative_zero in out:
-            out = [zero if s == negative_zero else s for s in out]
-        return out
-    out = ["" if v is None or v != v else str(v) for v in values]
-    joined = "".join(out)
-    if any(c in joined for c in ',"\n\r'):
+        fmt = f"%.{digits}f"
+        x = np.array(values, dtype=float)
+        near_zero = np.flatnonzero(np.signbit(x) & (x > -(10.0 ** -digits)))
+        for i in near_zero.tolist():
+            if fmt % x[i] == "-" + fmt % 0.0:
+                x[i] = 0.0   # written 0, not -0
+        missing = np.isnan(x)
+        if not missing.any():
+            return fmt, x
+        out = ((fmt + "\n") * len(x) % tuple(x.tolist())).split("\n")[:-1]
+        for i in np.flatnonzero(missing).tolist():
+            out[i] = ""
+        return "%s", out
+    texts = np.asarray(values, dtype=object).tolist()
+    out = list(map(str, texts))
+    if "None" in out or "nan" in out:   # where a value may be missing (None or NaN)
+        out = ["" if v is None or v != v else s for v, s in zip(texts, out)]
+    if any(c in "".join(out) for c in ',"\n\r'):
         out = [_csv_field(s) for s in out]
-    return out
+    return "%s", out
 
 
 def to_csv_text(frame, columns):
-    """The CSV text of ``frame`` as released: header, ``\\n`` line ends, UTF-8."""
-    names = [spec["name"] for spec in columns]
-    cells = [format_column(frame[spec["name"]], spec) for spec in columns]
-    lines = [",".join(_csv_field(name) for name in names)]
-    lines.extend(",".join(row) for row in zip(*cells))
-    return "\n".join(lines) + "\n"
+    """The CSV text of ``frame`` as released: header, ``\\n`` line ends, UTF-8.
+    The rows are written by one ``%`` of a row format over every cell."""
+    header = ",".join(_csv_field(spec["name"]) for spec in columns) + "\n"
+    cells = np.empty((len(frame), len(columns)), dtype=object)
+    formats = []
+    for j, spec in enumerate(columns):
+        fmt, values = column_cells(frame[spec["name"]], spec)
+        formats.append(fmt)
+        cells[:, j] = values
+    return header + (",".join(formats) + "\n") * len(frame) % tuple(cells.ravel().tolist())
 
 
 def column_spec(condition, role):
