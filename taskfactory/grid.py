@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
@@ -63,6 +64,14 @@ class CellSeeds(NamedTuple):
     def keeps(self, seed: int, style_index: int) -> bool:
         dropped = self.dropped[style_index]
         return dropped is not None and seed not in dropped
+
+
+class CellBlock(NamedTuple):
+    """The cells of one (method, scenario) that keep a task, as ``(n, effect,
+    perturbation, CellSeeds)`` in build order, and their number of tasks."""
+
+    cells: tuple
+    tasks: int
 
 
 class Coord(NamedTuple):
@@ -117,8 +126,10 @@ class Grid:
             "shard_rows": self.shard_rows, **extra,
         }
 
-    @property
+    @cached_property
     def sha256(self) -> str:
+        """The sha256 of :meth:`normalized` as canonical JSON; computed once
+        per Grid (a Grid is frozen, so it cannot change)."""
         text = json.dumps(self.normalized(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -140,10 +151,30 @@ class Grid:
 
         A rule matches when every key it names is given and matches.
         """
-        for rule in self.exclude:
-            if all(key in coords and coords[key] in values for key, values in rule.items()):
-                return True
-        return False
+        candidates = self._rule_masks()[0]
+        for key in EXCLUDE_KEYS:
+            if not candidates:
+                return False
+            if key in coords:
+                candidates &= self._accepting(key, coords[key])
+            else:
+                candidates &= ~self._rule_masks()[1].get(key, 0)
+        return bool(candidates)
+
+    def _rule_masks(self) -> tuple:
+        """``(every rule, {key: rules naming it}, {(key, value): rules naming
+        key with value})`` as bit masks over the indices of ``exclude``."""
+        cached = self.__dict__.get("_rule_masks_cache")
+        if cached is None:
+            naming, matching = {}, {}
+            for i, rule in enumerate(self.exclude):
+                for key, values in rule.items():
+                    naming[key] = naming.get(key, 0) | 1 << i
+                    for v in values:
+                        matching[(key, v)] = matching.get((key, v), 0) | 1 << i
+            cached = ((1 << len(self.exclude)) - 1, naming, matching)
+            object.__setattr__(self, "_rule_masks_cache", cached)
+        return cached
 
     def cells(self, split: str | None = None) -> Iterator[tuple]:
         """Every (method, scenario, n, effect, perturbation) cell in build order."""
@@ -165,33 +196,36 @@ class Grid:
         it lists (every seed when it names none) under the prompt styles it
         lists (every style when it names none). Counting never walks the seeds.
         """
-        cell = {"method": method, "scenario": scenario, "n": n, "effect": effect.name, "perturbation": perturbation}
-        candidates = self._accepting("method", method) & self._accepting("n", n)
-        for key in ("scenario", "effect", "perturbation"):
-            if candidates:
-                candidates = candidates & self._accepting(key, cell[key])
-        applying = tuple(sorted(candidates))
+        applying = (self._accepting("method", method) & self._accepting("scenario", scenario)
+                    & self._accepting("n", n) & self._accepting("effect", effect.name)
+                    & self._accepting("perturbation", perturbation))
+        return self._seeds_of(applying)
+
+    def _seeds_of(self, applying: int) -> CellSeeds:
+        """The :class:`CellSeeds` of a cell the rules in mask ``applying`` apply to."""
         cache = self.__dict__.setdefault("_cell_seeds_cache", {})
         found = cache.get(applying)
         if found is None:
             found = cache[applying] = self._drop(applying)
         return found
 
-    def _accepting(self, key: str, value) -> frozenset:
-        """Indices of the exclude rules that accept ``value`` for cell ``key``
-        (those naming it, and those that do not name ``key`` at all)."""
-        cache = self.__dict__.setdefault("_accepting_cache", {})
-        found = cache.get((key, value))
-        if found is None:
-            found = cache[(key, value)] = frozenset(i for i, rule in enumerate(self.exclude)
-                                                   if key not in rule or value in rule[key])
-        return found
+    def _accepting(self, key: str, value) -> int:
+        """The exclude rules that accept ``value`` for cell ``key`` (those
+        naming it, and those that do not name ``key`` at all), as a bit mask
+        over the indices of ``exclude``."""
+        every, naming, matching = self._rule_masks()
+        return every & (~naming.get(key, 0) | matching.get((key, value), 0))
 
-    def _drop(self, applying: tuple) -> CellSeeds:
+    def _drop(self, applying: int) -> CellSeeds:
+        indices, rest = [], applying
+        while rest:                 # the set bits, lowest first
+            low = rest & -rest
+            indices.append(low.bit_length() - 1)
+            rest ^= low
         dropped = []
         for style in self.prompt_styles:
             seeds = set()
-            for i in applying:
+            for i in indices:
                 rule = self.exclude[i]
                 if style not in rule.get("prompt_style", (style,)):
                     continue
@@ -202,12 +236,52 @@ class Grid:
             dropped.append(None if seeds is None else frozenset(seeds))
         return CellSeeds.of(self.seeds, tuple(dropped))
 
+    def blocks(self, split: str | None = None) -> Iterator[tuple]:
+        """``(method, scenario, CellBlock)`` of every (method, scenario) that
+        keeps at least one task, in build order.
+
+        The block lists the pair's cells that keep a task; pairs that the
+        ``exclude`` rules treat alike (as a rule that names no method or
+        scenario does) share one block object, built once, so that a caller
+        can sum a block once and count it as often as it occurs.
+        """
+        held = self._held_out()
+        accept = self._accepting
+        by_n = [(n, accept("n", n)) for n in self.n]
+        by_effect = [(e, accept("effect", e.name)) for e in self.effects]
+        by_pert = [(p, accept("perturbation", p)) for p in self.perturbations]
+        cache = self.__dict__.setdefault("_cell_seeds_cache", {})
+        blocks = {}                 # rules applying to the pair -> its block
+        for method in self.methods:
+            m_rules = accept("method", method)
+            for scenario in self.scenarios[method]:
+                if split is not None and (scenario in held.get(method, ())) != (split == "test"):
+                    continue
+                ms_rules = m_rules & accept("scenario", scenario)
+                block = blocks.get(ms_rules)
+                if block is None:
+                    cells, tasks = [], 0
+                    for n, n_rules in by_n:
+                        msn_rules = ms_rules & n_rules
+                        for effect, e_rules in by_effect:
+                            msne_rules = msn_rules & e_rules
+                            for pert, p_rules in by_pert:
+                                applying = msne_rules & p_rules
+                                kept = cache.get(applying)
+                                if kept is None:
+                                    kept = self._seeds_of(applying)
+                                if kept.tasks:
+                                    cells.append((n, effect, pert, kept))
+                                    tasks += kept.tasks
+                    block = blocks[ms_rules] = CellBlock(tuple(cells), tasks)
+                if block.tasks:
+                    yield method, scenario, block
+
     def counted_cells(self, split: str | None = None) -> Iterator[tuple]:
         """``(method, scenario, n, effect, perturbation, CellSeeds)`` of every cell
         that keeps at least one task, in build order."""
-        for method, scenario, n, effect, pert in self.cells(split):
-            kept = self.cell_seeds(method, scenario, n, effect, pert)
-            if kept.tasks:
+        for method, scenario, block in self.blocks(split):
+            for n, effect, pert, kept in block.cells:
                 yield method, scenario, n, effect, pert, kept
 
     def count(self) -> int:
@@ -216,7 +290,7 @@ class Grid:
             cells = sum(len(s) for s in self.scenarios.values()) * len(self.n) * len(self.effects) \
                 * len(self.perturbations)
             return cells * self.seeds * len(self.prompt_styles)
-        return sum(kept.tasks for *_, kept in self.counted_cells())
+        return sum(block.tasks for *_, block in self.blocks())
 
     def tasks(self, split: str | None = None) -> Iterator[Coord]:
         """Every task, in build order (prompt style innermost, so the variants

@@ -8,6 +8,7 @@ is refused, since its released data would pile up at the range's ends.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
@@ -23,7 +24,7 @@ from .errors import DataError, ScenarioError
 from .grid import Coord, Grid, load_grid
 from .registry import get_family
 from .catalogue import get_scenario
-from .scenarios import SCENARIO_CLIPPED_SHARE, scenario_root
+from .scenarios import DESIGN_TYPES, SCENARIO_CLIPPED_SHARE, scenario_root
 from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS
 
 # The build's start-up (imports, the clipping probe) in seconds.
@@ -50,7 +51,9 @@ DATASET_COPIES = 18
 WORKER_MEMORY_BYTES = 1 << 30
 
 # The clipping probe: PROBE_DRAWS datasets of PROBE_N rows at each of
-# PROBE_EFFECTS, clean, from fixed streams of PROBE_SEED.
+# PROBE_EFFECTS, clean, from fixed streams of PROBE_SEED. It runs once per
+# (method, scenario) of the grid, whatever its N, effects, perturbations and
+# seeds (none of which it reads), so its cost is bounded by the catalogue.
 PROBE_N = 1000
 PROBE_DRAWS = 3
 PROBE_EFFECTS = ("null", "medium")
@@ -68,12 +71,17 @@ class Plan:
     by: dict = field(default_factory=dict)
     datasets_by_size: Counter = field(default_factory=Counter)   # (method, n) -> datasets
     task_bytes: Counter = field(default_factory=Counter)   # split -> estimated text of its largest task
+    costs: dict | None = field(default=None, init=False, repr=False, compare=False)   # timed_costs, once timed
 
     def rows_per_shard(self, split: str) -> int:
         """The grid's ``shard_rows``, or fewer when the tasks of ``split`` are
         so large that a shard would hold more than ``SHARD_TEXT_BYTES``."""
         largest = self.task_bytes.get(split, 0)
         return max(1, min(self.grid.shard_rows, SHARD_TEXT_BYTES // largest if largest else self.grid.shard_rows))
+
+    def shard_count(self, split: str) -> int:
+        """The number of shards of ``split`` (counted, not listed)."""
+        return -(-self.by_split.get(split, 0) // self.rows_per_shard(split))
 
     def shard_counts(self, split: str) -> list[int]:
         """Rows in each shard of ``split``."""
@@ -97,18 +105,21 @@ class Plan:
                 "budget per worker, so lower n or --jobs if the machine has less")
 
     def shard_names(self, split: str) -> list[str]:
-        k = len(self.shard_counts(split))
+        k = self.shard_count(split)
         return [f"{split}-{i:05d}-of-{k:05d}.parquet" for i in range(k)]
 
     def estimate_seconds(self, jobs: int = 1) -> float:
         """Wall time of the build on ``jobs`` cores, from a timed sample of
-        the grid's own families on this machine (:func:`timed_costs`)."""
-        costs = timed_costs(self.grid, tuple(sorted({m for m, _ in self.datasets_by_size})))
+        the grid's own families on this machine (:func:`timed_costs`, run
+        once per plan)."""
+        if self.costs is None:
+            self.costs = timed_costs(self.grid, tuple(sorted({m for m, _ in self.datasets_by_size})))
+        costs = self.costs
         work = 0.0
         for (method, n), datasets in self.datasets_by_size.items():
             fixed, per_row = costs[method]
             work += datasets * (fixed + per_row * _rows(method, n))
-        shards = sum(len(self.shard_counts(s)) for s in self.grid.splits())
+        shards = sum(self.shard_count(s) for s in self.grid.splits())
         parallel = max(1, min(jobs, shards, os.cpu_count() or 1))
         return STARTUP_SECONDS + work / parallel
 
@@ -119,7 +130,11 @@ def plan(grid, probe: bool = True) -> Plan:
 
     Counting walks the cells (method, scenario, n, effect, perturbation); the
     seeds and prompt styles of a cell are counted, not walked, so planning
-    takes as long for 100000 seeds as for one.
+    takes as long for 100000 seeds as for one. The cells of the scenarios
+    (and methods) the ``exclude`` rules treat alike are walked once (see
+    :meth:`~taskfactory.grid.Grid.blocks`), and what follows from a cell's
+    :class:`~taskfactory.grid.CellSeeds` (prompt styles, seeds) once per
+    distinct value.
     """
     g = load_grid(grid)
     if probe:
@@ -127,29 +142,40 @@ def plan(grid, probe: bool = True) -> Plan:
     p = Plan(grid=g)
     dims = ("method", "scenario", "n", "effect", "perturbation", "seed", "prompt_style")
     p.by = {d: Counter() for d in dims}
-    every_seed = 0                  # tasks each seed gets in the cells seen, before the seeds rules drop
-    dropped_cells = Counter()       # CellSeeds.dropped -> number of cells
-    for method, scenario, n, effect, pert, kept in g.counted_cells():
-        count, datasets = kept.tasks, kept.datasets
-        for style, kept_seeds in zip(g.prompt_styles, kept.kept):
-            p.by["prompt_style"][style] += kept_seeds
-        every_seed += sum(d is not None for d in kept.dropped)
-        dropped_cells[kept.dropped] += 1
+    blocks = {}                     # id -> block (held, so that ids stay unique)
+    uses = Counter()                # (method, block id) -> scenarios of the method with that block
+    largest = {}                    # (method, block id) -> rows of the largest dataset in the block
+    for method, scenario, block in g.blocks():
+        count, split, key = block.tasks, g.split_of(method, scenario), (method, id(block))
+        blocks[id(block)] = block
+        uses[key] += 1
         p.total += count
-        p.datasets += datasets
-        p.by_split[g.split_of(method, scenario)] += count
+        p.by_split[split] += count
         p.by["method"][method] += count
         p.by["scenario"][f"{method}/{scenario}"] += count
-        p.by["n"][n] += count
-        p.by["effect"][effect.name] += count
-        p.by["perturbation"][pert] += count
-        size = estimate_task_bytes(method, scenario, n)
-        split = g.split_of(method, scenario)
+        if key not in largest:
+            family = get_family(method)
+            largest[key] = max(family.rows(n) for n in {n for n, *_ in block.cells})
+        size = largest[key] * (len(get_scenario(method, scenario).columns()) * CELL_BYTES + 1) + TASK_TEXT_BYTES
         p.task_bytes[split] = max(p.task_bytes[split], size)
-        p.datasets_by_size[(method, n)] += datasets
-    lost = Counter()
-    for dropped, cells in dropped_cells.items():
-        for seeds in dropped:
+    by_n, by_effect, by_pert = p.by["n"], p.by["effect"], p.by["perturbation"]
+    seeds_cells = Counter()         # CellSeeds -> number of cells
+    for (method, block_id), times in uses.items():   # in build order, so each Counter's keys are too
+        for n, effect, pert, kept in blocks[block_id].cells:
+            count = kept.tasks * times
+            by_n[n] += count
+            by_effect[effect.name] += count
+            by_pert[pert] += count
+            p.datasets_by_size[(method, n)] += kept.datasets * times
+            seeds_cells[kept] += times
+    p.datasets = sum(p.datasets_by_size.values())
+    every_seed = 0                  # tasks each seed gets in the cells seen, before the seeds rules drop
+    lost = Counter()                # seed -> tasks the seeds rules drop
+    for kept, cells in seeds_cells.items():
+        for style, kept_seeds in zip(g.prompt_styles, kept.kept):
+            p.by["prompt_style"][style] += kept_seeds * cells
+        every_seed += cells * sum(d is not None for d in kept.dropped)
+        for seeds in kept.dropped:
             for s in seeds or ():
                 lost[s] += cells
     p.by["seed"] = Counter({s: every_seed - lost[s] for s in range(g.seeds) if every_seed > lost[s]})
@@ -176,11 +202,16 @@ def timed_costs(g: Grid, methods: tuple[str, ...]) -> dict[str, tuple[float, flo
     from .task import Dataset, record, release
 
     cells = {}   # method -> (its first cell's scenario and effect, its N, its perturbations)
-    for method, scenario, n, effect, perturbation, _ in g.counted_cells():
-        _, sizes, perturbations = cells.setdefault(method, ((scenario, effect), set(), []))
-        sizes.add(n)
-        if perturbation not in perturbations:
-            perturbations.append(perturbation)
+    seen = {}    # (method, block id) -> block: the cells of a block are read once per method
+    for method, scenario, block in g.blocks():
+        _, sizes, perturbations = cells.setdefault(method, ((scenario, block.cells[0][1]), set(), []))
+        if (method, id(block)) in seen:
+            continue
+        seen[(method, id(block))] = block
+        for n, _, perturbation, _ in block.cells:
+            sizes.add(n)
+            if perturbation not in perturbations:
+                perturbations.append(perturbation)
     costs = {}
     for method in methods:
         (scenario, effect), sizes, perturbations = cells[method]
@@ -229,6 +260,7 @@ def probe_clipping(root: str, method: str, scenario: str) -> None:
     where = f"{scen.source or f'scenarios/{family.question_kind}.yaml'}, scenario '{scen.id}' ({method})"
     ranges = scen.ranges()
     n = PROBE_N if family.max_n is None else min(PROBE_N, family.max_n)
+    columns = _probe_columns(scen.columns())
     for effect in PROBE_EFFECTS:
         clipped, rows = Counter(), 0
         for draw in range(PROBE_DRAWS):
@@ -239,7 +271,7 @@ def probe_clipping(root: str, method: str, scenario: str) -> None:
                     for cat in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
                         warnings.simplefilter("ignore", cat)
                     cond = draw_condition(family, scen, n, EffectLevel(effect), "none", 0.05, rng)
-                    frame = family.generate(cond, rng)
+                    frame = family.generate(dataclasses.replace(cond, columns=columns), rng)
             except (ValueError, TypeError, ArithmeticError, LookupError, DataError, Warning) as exc:
                 raise ScenarioError(f"{where}: drawing a dataset of {n} rows at the {effect} effect fails "
                                     f"({type(exc).__name__}: {' '.join(str(exc).split())})") from None
@@ -251,6 +283,19 @@ def probe_clipping(root: str, method: str, scenario: str) -> None:
                 raise ScenarioError(f"{where}: the plausible range [{lo:g}, {hi:g}] of '{name}' clips "
                                     f"{100 * share:.3g} % of values drawn at the {effect} effect (at most "
                                     f"{100 * SCENARIO_CLIPPED_SHARE:g} %); widen the range or move the dgp")
+
+
+def _probe_columns(columns: list[dict]) -> list[dict]:
+    """The column specifications the probe draws with: those of the dataset,
+    less the id column, and with cluster and unit numbers left as numbers
+    rather than labels. Neither draws from the stream (the family assembles
+    them from the rows' order, see :func:`taskfactory.kit.finish`) and
+    neither is clipped, so the probe draws the same values and counts the
+    same clipped ones; only the text of the labels, most of its time, is not made."""
+    kept = [spec for spec in columns if spec["type"] != "id"]
+    if not any(spec["type"] in ("numeric", "integer") for spec in kept):
+        return columns
+    return [{**spec, "type": "period"} if spec["type"] in DESIGN_TYPES else spec for spec in kept]
 
 
 def format_plan(p: Plan, jobs: int = 1) -> str:

@@ -1,6 +1,9 @@
 """Grid validation: every malformed grid gets one exact line, exit code 2, and no output."""
 
 
+import hashlib
+import json
+
 import pytest
 from click.testing import CliRunner
 
@@ -128,3 +131,25 @@ def test_siblings_hold_out_the_same_scenarios():
     assert len({frozenset(s) for s in held.values()}) == 1 and held["welch_anova"]
     train = {c.scenario for c in g.tasks("train")}
     assert not train & held["welch_anova"]
+
+
+def test_plan_of_a_huge_grid_counts_without_walking_the_tasks():
+    """About 10^8 tasks (100000 seeds): the plan counts tasks, datasets,
+    shards and seeds per cell, never per task (a walk would take minutes and
+    gigabytes)."""
+    grid = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30, 40, 50, 60, 70, 80, 90, 100],
+                         "perturbations": ["none", "missing"], "seeds": 100_000, "max_tasks": 10**9,
+                         "exclude": [{"n": 100, "effect": "medium"}, {"seed": [0, 1], "prompt_style": "guided"}]})
+    p = tf.plan(grid, probe=False)
+    cells = len(grid.scenarios["welch_t"]) * (8 * 3 - 1) * 2
+    assert p.total == grid.count() == cells * (2 * 100_000 - 2) > 10**8
+    assert p.datasets == cells * 100_000
+    assert p.by["prompt_style"] == {"basic": cells * 100_000, "guided": cells * (100_000 - 2)}
+    assert p.rows_per_shard("train") == 1000 and p.shard_count("train") == -(-p.total // 1000)
+    assert len(p.by["seed"]) == 100_000 and p.by["seed"][0] == cells and p.by["seed"][99_999] == 2 * cells
+
+
+def test_grid_sha256_is_computed_once_and_unchanged():
+    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30]})
+    want = hashlib.sha256(json.dumps(g.normalized(), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert g.sha256 == want and g.__dict__["sha256"] == want and g.sha256 is g.sha256
