@@ -117,9 +117,13 @@ def covariates(condition, rng, n):
     return columns, confounder
 
 
+#: The 40-point Gauss-Hermite rule (probabilists'), as np.polynomial.hermite_e.hermegauss(40) gives it.
+HERMITE_NODES, HERMITE_WEIGHTS = (tuple(a.tolist()) for a in np.polynomial.hermite_e.hermegauss(40))
+
+
 def normal_expectation(f):
     """E f(z) for z standard normal, by 40-point Gauss-Hermite quadrature."""
-    nodes, weights = np.polynomial.hermite_e.hermegauss(40)
+    nodes, weights = np.array(HERMITE_NODES), np.array(HERMITE_WEIGHTS)
     return float(np.sum(weights * f(nodes)) / np.sum(weights))
 
 

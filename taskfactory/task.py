@@ -157,6 +157,7 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                 rng = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=data_stream))
                 drawn = family.generate(cond, rng)
                 _check_clipping(drawn)
+                drawn.attrs.clear()   # else pandas deep-copies them into every frame and column taken from it
                 frame = kit.perturb(drawn, cond, rng)
                 csv_text = kit.to_csv_text(frame, cond.columns)
                 ranges = scen.ranges()

@@ -103,7 +103,8 @@ def power(n: int, discordant: float, toward: float) -> float:
         return float(stats.norm.sf((edge - shift) / spread) + stats.norm.cdf((-edge - shift) / spread))
     ms = np.arange(max(1, int(mean - 8 * sd)), min(n, int(math.ceil(mean + 8 * sd))) + 1)
     weights = stats.binom.pmf(ms, n, discordant)
-    rejects = np.array([stats.binom.pmf(np.arange(m + 1), m, toward) @ _rejections(int(m)) for m in ms])
+    splits = stats.binom.pmf(np.arange(ms[-1] + 1), ms[:, None], toward)   # one call; row i beyond ms[i] unused
+    rejects = np.array([splits[i, :m + 1] @ _rejections(int(m)) for i, m in enumerate(ms)])
     return float(weights @ rejects / weights.sum())
 
 
