@@ -189,7 +189,9 @@ def export(corpus, to, out, data, inline_max, splits):
 
 @main.command()
 @click.argument("corpus", type=click.Path(file_okay=False))
-@click.option("--sample", default=None, type=click.IntRange(min=1), help="Check this many tasks (default: all).")
+@click.option("--sample", default=None, type=click.IntRange(min=1),
+              help="Re-derive this many tasks, drawn with --seed (default: 1000).")
+@click.option("--all", "all_tasks", is_flag=True, help="Re-derive every task instead of a sample.")
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
               help="Chunks of tasks checked at once.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the sample.")
@@ -197,13 +199,16 @@ def export(corpus, to, out, data, inline_max, splits):
               help="Wall seconds each script may run.")
 @click.option("--memory-mb", default=2048, show_default=True, type=click.IntRange(min=256),
               help="Address space each script interpreter may use, in MB.")
-def verify(corpus, sample, jobs, seed, timeout, memory_mb):
+@click.pass_context
+def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb):
     """Prove that a CORPUS reproduces.
 
     Checks that the shards and files match manifest.json, that task ids are
     well formed and unique, and that each sampled task's record, re-derived
     from its coordinates with this taskfactory, matches field by field (CSV,
-    gold, naive test, trap, prompt, reference code, script).
+    gold, naive test, trap, prompt, reference code, script). The file and id
+    checks cover every shard; the re-derivation covers a sample of 1000 tasks
+    (--sample K for another size, --all for every task).
 
     What it executes: each task's script, and only when it is byte for byte
     the script this taskfactory emits for that task (a script that differs is
@@ -219,10 +224,14 @@ def verify(corpus, sample, jobs, seed, timeout, memory_mb):
         taskfactory verify corpus/ --sample 200 --jobs 2
     """
     from .sandbox import Limits
-    from .verify import format_report, verify as run_verify
+    from .verify import DEFAULT_SAMPLE, format_report, verify as run_verify
 
-    report = run_verify(corpus, sample=sample, jobs=jobs, seed=seed,
-                        limits=Limits(seconds=timeout, memory_mb=memory_mb))
+    if all_tasks and sample is not None:
+        raise click.UsageError("--all and --sample cannot be used together", ctx=ctx)
+    if sample is None and not all_tasks:
+        sample = DEFAULT_SAMPLE
+    report = run_verify(corpus, sample=None if all_tasks else sample, jobs=jobs, seed=seed,
+                        limits=Limits(seconds=timeout, memory_mb=memory_mb), progress=sys.stderr.isatty())
     click.echo(format_report(report))
     if not report.ok:
         sys.exit(1)

@@ -1,6 +1,9 @@
 """taskfactory verify: a fresh corpus passes; every kind of damage is named."""
 
+import importlib
 import json
+import math
+import re
 import shutil
 from pathlib import Path
 
@@ -14,6 +17,9 @@ from taskfactory.corpus import sha256_file
 from taskfactory.shards import write_shard
 
 from conftest import PINNED
+
+#: The module (``taskfactory.verify`` is also the name of the function the package exports).
+VERIFY = importlib.import_module("taskfactory.verify")
 
 GRID = {"name": "v", "seed": 8, "methods": ["welch_t", "spearman"], "scenarios": PINNED, "n": [40],
         "effects": ["medium"], "perturbations": ["none", "missing+extreme"], "shard_rows": 30}
@@ -52,20 +58,109 @@ def rewrite(corpus, shard, edit, rows=None):
     return rows[0]["task_id"]
 
 
+#: The last report line, but for its timing figures.
+VERDICT = r"{} \({} tasks in \d+\.\d s, \d+\.\d tasks/s\)"
+
+
 def test_a_fresh_build_verifies(pristine):
     code, out = verify(pristine, "--jobs", "2")
     assert code == 0, out
     assert out.splitlines()[-3:-1] == [
         "shards: 2 listed, 2 match manifest.json",
-        "tasks: 48 checked; every field re-derived in 48, the script reproduces the CSV in 48",
+        "tasks: 48 of 48 checked; every field re-derived in 48, the script reproduces the CSV in 48",
     ]
-    assert out.splitlines()[-1].startswith("OK: every check passed (")
+    assert re.fullmatch(VERDICT.format("OK: every check passed", 48), out.splitlines()[-1]), out
 
 
 def test_a_sample_checks_that_many_tasks(pristine):
     from taskfactory.verify import verify as run
 
     assert run(pristine, sample=7, seed=3).tasks == 7
+
+
+def test_the_command_line_samples_default_sample_tasks(pristine, monkeypatch):
+    monkeypatch.setattr(VERIFY, "DEFAULT_SAMPLE", 3)
+    code, out = verify(pristine)
+    assert code == 0, out
+    assert out.splitlines() == [
+        "shards: 2 listed, 2 match manifest.json",
+        "tasks: 3 of 48 checked; every field re-derived in 3, the script reproduces the CSV in 3",
+        out.splitlines()[-1],
+    ]
+    assert re.fullmatch(VERDICT.format("OK: every check passed", 3), out.splitlines()[-1]), out
+
+
+def test_all_checks_every_task(pristine, monkeypatch):
+    monkeypatch.setattr(VERIFY, "DEFAULT_SAMPLE", 3)
+    code, out = verify(pristine, "--all", "--jobs", "2")
+    assert code == 0, out
+    assert "tasks: 48 of 48 checked; every field re-derived in 48, the script reproduces the CSV in 48" in out
+    assert re.fullmatch(VERDICT.format("OK: every check passed", 48), out.splitlines()[-1]), out
+
+
+def test_the_default_sample_is_documented():
+    from taskfactory.verify import DEFAULT_SAMPLE
+
+    out = CliRunner().invoke(main, ["verify", "--help"]).output
+    assert f"(default: {DEFAULT_SAMPLE})" in " ".join(out.split())
+
+
+def test_all_with_sample_is_a_usage_error(pristine):
+    code, out = verify(pristine, "--all", "--sample", "5")
+    assert code == 2
+    assert out == "error: main verify: --all and --sample cannot be used together (see --help)\n"
+
+
+def test_a_failed_verdict_gives_the_tasks_and_their_rate(corpus):
+    tid = rewrite(corpus, "train-00001-of-00002.parquet", lambda rec: rec.update(gold_p=0.0123))
+    code, out = verify(corpus, "--all")
+    assert code == 1 and f"FAIL {tid}: gold_p 0.0123 differs" in out
+    assert re.fullmatch(VERDICT.format(re.escape("FAILED: 1 problem(s)"), 48), out.splitlines()[-1]), out
+
+
+def test_the_rate_is_checked_tasks_per_second():
+    from taskfactory.verify import VerifyReport, format_report
+
+    report = VerifyReport(shards=4, shards_ok=4, total=500, tasks=400, records_ok=400, scripts_ok=400, seconds=12.3)
+    assert format_report(report).splitlines() == [
+        "shards: 4 listed, 4 match manifest.json",
+        "tasks: 400 of 500 checked; every field re-derived in 400, the script reproduces the CSV in 400",
+        "OK: every check passed (400 tasks in 12.3 s, 32.5 tasks/s)",
+    ]
+    assert format_report(VerifyReport()).splitlines()[-1] == "OK: every check passed (0 tasks in 0.0 s, 0.0 tasks/s)"
+
+
+def test_the_command_line_shows_progress_only_on_a_terminal(pristine, monkeypatch):
+    seen = {}
+    real = VERIFY.verify
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(VERIFY, "verify", spy)
+    code, out = verify(pristine, "--sample", "2")
+    assert code == 0 and seen["progress"] is False and "\r" not in out
+
+
+def test_progress_draws_a_bar_on_stderr(pristine, capsys):
+    from taskfactory.verify import verify as run
+
+    assert run(pristine, sample=4, progress=True).ok
+    err = capsys.readouterr().err
+    assert "verifying" in err and "4/4" in err
+    assert run(pristine, sample=4).ok
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("tasks, jobs, size", [(48, 1, 100), (10516, 2, 100), (1000, 2, 100), (400, 2, 100),
+                                               (250, 2, 63), (48, 2, 24), (3, 4, 1), (0, 2, 100)])
+def test_chunks_share_the_work_evenly(tasks, jobs, size):
+    from taskfactory.verify import CHUNK, chunk_size
+
+    assert chunk_size(tasks, jobs) == size <= CHUNK
+    if tasks:
+        assert math.ceil(tasks / size) % jobs == 0 or tasks < jobs
 
 
 def test_an_edited_csv_cell_is_named(corpus):
