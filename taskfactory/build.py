@@ -13,6 +13,7 @@ import importlib
 import json
 import os
 import shutil
+import socket
 import tempfile
 import threading
 import time
@@ -33,6 +34,8 @@ from .task import Dataset, data_key, record, reject_entry, release
 
 BACKENDS = ("loky", "threading", "dask", "ray")
 WATCH_SECONDS = 0.5
+#: How long a build tries to reach the dask scheduler at ``address`` before it gives up.
+CONNECT_SECONDS = 10
 
 
 @dataclass
@@ -103,6 +106,9 @@ def build_shard(g: Grid, name: str, coords: list[Coord], out: str, parent_pid: i
         _exit_with_parent(parent_pid)
     out = Path(out)
     state = out / STATE
+    if not state.is_dir():
+        raise TaskFactoryError(f"the build's folder {out / STATE} is not visible to the worker on "
+                               f"{socket.gethostname()}: a cluster's workers must share the output folder")
     rejects = []
     last = None
     tmp = state / name
@@ -183,10 +189,14 @@ def _prepare_out(out: Path, g: Grid, p: Plan, resume: bool, overwrite: bool) -> 
     return False
 
 
-def _check_backend(backend: str) -> None:
-    """Fail early, before any output exists, on an unknown or missing backend."""
+def _check_backend(backend: str, address: str | None = None) -> None:
+    """Fail early, before any output exists, on an unknown or missing backend,
+    an ``address`` for a backend without one, or a dask scheduler that cannot
+    be reached."""
     if backend not in BACKENDS:
         raise InputError(f"backend ({backend!r}) must be one of {', '.join(BACKENDS)}")
+    if address and backend not in ("dask", "ray"):
+        raise InputError(f"an address ({address!r}) needs the dask or ray backend, not {backend!r}")
     needs = {"dask": ("dask.distributed", "dask[distributed]"), "ray": ("ray.util.joblib", "ray[default]")}
     if backend in needs:
         module, package = needs[backend]
@@ -194,6 +204,20 @@ def _check_backend(backend: str) -> None:
             importlib.import_module(module)
         except ImportError:
             raise InputError(f"backend '{backend}' needs {module}: pip install '{package}'") from None
+    if backend == "dask" and address:
+        _dask_client(address).close()
+
+
+def _dask_client(address: str):
+    """A client of the dask scheduler at ``address``; an unreachable or
+    malformed address is an input error (one line, exit code 2)."""
+    from dask.distributed import Client
+
+    try:
+        return Client(address, timeout=CONNECT_SECONDS)
+    except (OSError, ValueError) as exc:  # TimeoutError is an OSError
+        reason = next(iter(str(exc).strip().splitlines()), "") or type(exc).__name__
+        raise InputError(f"cannot connect to the dask scheduler at {address}: {reason}") from None
 
 
 @contextmanager
@@ -207,7 +231,8 @@ def _backend(jobs: int, backend: str, address: str | None):
         if backend == "dask":
             from dask.distributed import Client
 
-            client = Client(address) if address else Client(processes=True, n_workers=jobs, threads_per_worker=1)
+            client = _dask_client(address) if address else Client(processes=True, n_workers=jobs,
+                                                                  threads_per_worker=1)
             stack.callback(client.close)
         elif backend == "ray":
             import ray
@@ -215,7 +240,13 @@ def _backend(jobs: int, backend: str, address: str | None):
 
             register_ray()
             if not ray.is_initialized():
-                ray.init(**({"address": address} if address else {"num_cpus": jobs}))
+                try:
+                    ray.init(**({"address": address} if address else {"num_cpus": jobs}))
+                except (ConnectionError, ValueError) as exc:
+                    if not address:
+                        raise
+                    reason = next(iter(str(exc).strip().splitlines()), "") or type(exc).__name__
+                    raise InputError(f"cannot connect to the ray cluster at {address}: {reason}") from None
                 stack.callback(ray.shutdown)
         stack.enter_context(joblib.parallel_config(backend=backend, n_jobs=jobs))
         yield joblib.Parallel(return_as="generator_unordered", pre_dispatch="2*n_jobs")
@@ -235,7 +266,7 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
     check_path(out, "out")
     check_count(jobs, "jobs")
     g = load_grid(grid)
-    _check_backend(backend)
+    _check_backend(backend, address)
     p = plan(g)
     out = Path(out)
     _open_out(out)
@@ -293,7 +324,10 @@ def _run_shards(out: Path, g: Grid, p: Plan, jobs: int, backend: str, address: s
         else:
             sizes[name] = len(coords)
     if sizes:
-        parent = os.getpid()
+        # Workers the build starts itself stop when it dies. A cluster's at an
+        # address are not its own: they may run on other machines, where this
+        # pid names another process or none (and a worker would exit at once).
+        parent = os.getpid() if not address else None
         calls = (delayed(build_shard)(g, name, coords, str(out), parent)
                  for _, name, coords in _shard_jobs(g, p) if name in sizes)
         with ExitStack() as stack:

@@ -203,6 +203,15 @@ def test_dask_backend_gives_the_same_bytes(corpus, tmp_path):
     assert tree_bytes(tmp_path / "dask") == tree_bytes(out)
 
 
+def test_ray_backend_gives_the_same_bytes(corpus, tmp_path):
+    pytest.importorskip("ray", reason="ray is an optional extra, not installed: pip install 'ray[default]'")
+    out, _ = corpus
+    result = CliRunner().invoke(main, ["build", json_grid(tmp_path), "-o", str(tmp_path / "ray"), "--jobs", "2",
+                                       "--backend", "ray", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert tree_bytes(tmp_path / "ray") == tree_bytes(out)
+
+
 def test_a_missing_backend_fails_before_writing(tmp_path, monkeypatch):
     for name in ("ray", "ray.util", "ray.util.joblib"):
         monkeypatch.setitem(sys.modules, name, None)  # an import of a None entry raises ImportError
