@@ -140,6 +140,14 @@ def literal(mapping: dict) -> str:
     return "\n".join(["{", *_entries(mapping.items(), "    "), "}"])
 
 
+def behaviour(script: str) -> str:
+    """The part of an emitted script that decides what it writes: everything
+    from ``CONDITION`` on. Above it, the header and the ``TASK`` literal only
+    describe the task, so the emitted scripts of a dataset's prompt styles,
+    which differ only there, write the same file."""
+    return script[script.find("\nCONDITION = "):]
+
+
 def render(task_id: str, generate, condition: dict, seed: int, spawn_key: tuple, task_meta: dict) -> str:
     """The full text of one task's script."""
     body = (

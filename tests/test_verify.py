@@ -153,8 +153,8 @@ def test_progress_draws_a_bar_on_stderr(pristine, capsys):
     assert capsys.readouterr().err == ""
 
 
-@pytest.mark.parametrize("tasks, jobs, size", [(48, 1, 100), (10516, 2, 100), (1000, 2, 100), (400, 2, 100),
-                                               (250, 2, 63), (48, 2, 24), (3, 4, 1), (0, 2, 100)])
+@pytest.mark.parametrize("tasks, jobs, size", [(48, 1, 250), (10516, 2, 239), (1000, 2, 250), (400, 2, 200),
+                                               (250, 2, 125), (48, 2, 24), (3, 4, 1), (0, 2, 250)])
 def test_chunks_share_the_work_evenly(tasks, jobs, size):
     from taskfactory.verify import CHUNK, chunk_size
 
@@ -295,3 +295,16 @@ def test_a_broken_script_is_named(corpus):
 def test_not_a_corpus(tmp_path):
     code, out = verify(tmp_path)
     assert code == 2 and out == f"error: {tmp_path}: not a taskfactory corpus (no manifest.json)\n"
+
+
+def test_the_prompt_styles_of_a_dataset_run_one_script(pristine, monkeypatch):
+    """Their scripts differ only in the task they describe, so one run shows both reproduce."""
+    ran, real = [], VERIFY.run_scripts
+    monkeypatch.setattr(VERIFY, "run_scripts", lambda scripts, limits: ran.extend(scripts) or real(scripts, limits))
+    report = VERIFY.verify(pristine)
+    records = [rec for path in sorted((pristine / "data").glob("*.parquet"))
+               for rec in pq.read_table(path, columns=["data_id", "script"]).to_pylist()]
+    with_script = [rec for rec in records if rec["script"] is not None]
+    assert report.ok and report.scripts_ok == len(with_script) == 2 * len(ran)
+    assert sorted({rec["data_id"] for rec in with_script}) == sorted(
+        {rec["data_id"] for rec in with_script if rec["script"] in ran})
