@@ -35,6 +35,14 @@ way with ``time.perf_counter``. Both sides make one untimed warm-up call first
 gets fewer repetitions than ``--reps`` when they would take longer than
 ``--budget`` seconds (the row says so). R/Py > 1 means Python is faster.
 
+With ``--corpus`` a third figure, "build ms", is the whole making of each
+dataset's tasks as ``taskfactory build`` does it on one core: ``release``
+(draw, CSV, parse, gold, naive, accepted and kept-impossible tests,
+reference code), ``record`` for each prompt style (prompt, script) and the
+dataset's share of writing its records to a Parquet shard; the rebuilt CSV
+must equal the corpus's. "R/build" > 1 means the whole build of a dataset
+costs less than R's read+analyse of it.
+
 R's p-values are compared with the gold: |z(p_gold) - z(p_R)| < 0.01 (z capped
 at 8, so at large N "worst|dz|" is often 0 by construction: "rel dp", the
 largest |p_gold - p_R| / max(p_gold, p_R), still shows the agreement). A
@@ -73,7 +81,9 @@ from taskfactory.grid import Coord
 from taskfactory.reference import fill, reference_r
 from taskfactory.registry import family_names, get_family
 from taskfactory.result import Z_CAP, z_of_p
-from taskfactory.task import Dataset, release
+from taskfactory.shards import write_shard
+from taskfactory.task import Dataset, record, release
+from taskfactory.verify import coord_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from crosscheck_r import TOLERANCE, r_string  # noqa: E402  the R-running conventions of the cross-check
@@ -86,7 +96,7 @@ MAX_K = 1 << 16
 SAFE_PATH = re.compile(r"^[A-Za-z0-9/_.+-]+$")
 MISSING_PACKAGE = re.compile(r"there is no package called\s+\W?([A-Za-z][A-Za-z0-9.]*)")
 CORPUS_COLUMNS = ["data_id", "method", "scenario", "n", "n_rows", "data_csv", "data_filename", "roles",
-                  "reference_r", "gold_p"]
+                  "reference_r", "gold_p", "effect", "perturbation", "seed", "prompt_style"]
 
 
 # --- datasets ------------------------------------------------------------------------
@@ -107,6 +117,7 @@ class Item:
     r_call: str = ""
     r_pvalue: str = ""
     problem: str | None = None   # why R cannot run this dataset (the code could not be built)
+    coords: list = field(default_factory=list)   # with --corpus: the tasks built on this dataset (one per style)
 
 
 @dataclass
@@ -118,6 +129,7 @@ class Group:
     items: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     tasks: int = 0
+    grid: object = None   # with --corpus: the corpus's grid, to time the build of its datasets
 
 
 def r_parts(family, roles: dict, ranges: dict, csv_path: Path) -> tuple[str, str, str]:
@@ -188,8 +200,9 @@ def released_groups(methods: list[str], n: int, datasets: int, seed: int, workdi
 def corpus_groups(corpus: str, methods: list[str] | None, limit: int | None, workdir: Path) -> tuple[list[Group], int]:
     """The datasets of a built corpus (one per data_id), grouped by family and N.
     Also returns how many closed-form tasks (no dataset) were skipped."""
-    load_manifest(corpus)   # a folder that is not a corpus is refused here, with its reason
+    grid = tf.load_grid(load_manifest(corpus)["grid"], source="manifest.json grid")   # refuses a non-corpus
     groups: dict[tuple, Group] = {}
+    coords: dict[str, list] = {}
     seen: set = set()
     closed = 0
     wanted = set(methods) if methods else None
@@ -208,6 +221,13 @@ def corpus_groups(corpus: str, methods: list[str] | None, limit: int | None, wor
             if method not in registered:
                 group.notes.append("family not registered in this taskfactory: skipped")
         group.tasks += 1
+        if method in registered:
+            try:
+                coords.setdefault(rec["data_id"], []).append(coord_of(grid, rec))
+            except ValueError as exc:
+                note = f"a record cannot be rebuilt: {exc}"
+                if note not in group.notes:
+                    group.notes.append(note)
         if rec["data_id"] in seen or method not in registered or (limit is not None and len(group.items) >= limit):
             continue
         seen.add(rec["data_id"])
@@ -243,6 +263,10 @@ def corpus_groups(corpus: str, methods: list[str] | None, limit: int | None, wor
         item = Item(rec["data_id"], family, cond, scen.ranges(), path, rec["n_rows"], rec["gold_p"])
         attach_r(item, scen.roles)
         group.items.append(item)
+    for group in groups.values():
+        group.grid = grid
+        for it in group.items:
+            it.coords = coords.get(it.key, [])
     order = {name: i for i, name in enumerate(family_names())}
     return sorted(groups.values(), key=lambda g: (order.get(g.method, len(order)), g.method, g.n)), closed
 
@@ -304,6 +328,48 @@ def time_python(item: Item, reps: int, min_s: float, budget_s: float) -> dict:
         return {"error": f"{type(exc).__name__}: {one_line(exc)}"}
     return {"p": res.pvalue, "full": t_full, "bare": t_bare, "k": [k_full, k_bare], "rows_analysed": len(data),
             "reps": [m_full, m_bare]}
+
+
+def time_build(group: Group, reps: int, min_s: float, budget_s: float) -> dict:
+    """The whole build of each dataset of a corpus row, as ``build`` makes it:
+    ``release`` (draw, CSV, parse, gold, naive, accepted and kept-impossible
+    tests, reference code) and ``record`` for each of its tasks (prompt,
+    script), timed like the analyses (best of ``reps``), plus the row's share
+    of writing those records to a Parquet shard (timed once for the row).
+    Returns {"build": seconds} or {"error": ...} by item key."""
+    out, records = {}, []
+    for it in group.items:
+        if not it.coords:
+            out[it.key] = {"error": "no coordinates to rebuild it"}
+            continue
+
+        def build_one(coords=it.coords):
+            ds = release(group.grid, coords[0])
+            if not isinstance(ds, Dataset):
+                raise RuntimeError(f"rejected on rebuild: {ds.reasons[-1]}")
+            return [record(group.grid, c, ds) for c in coords]
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                recs, t, _, _ = best_time(build_one, reps, min_s, slow_time(min_s), budget_s)
+        except Exception as exc:
+            out[it.key] = {"error": f"{type(exc).__name__}: {one_line(exc)}"}
+            continue
+        if recs[0]["data_csv"] != it.csv_path.read_text(encoding="utf-8"):
+            out[it.key] = {"error": "the rebuilt CSV differs from the corpus's"}
+            continue
+        out[it.key] = {"build": t}
+        records.extend(recs)
+    if records:
+        with tempfile.TemporaryDirectory(prefix="bench-shard-") as tmp:
+            start = time.perf_counter()
+            write_shard(Path(tmp) / "shard.parquet", records, {})
+            share = (time.perf_counter() - start) / sum("build" in v for v in out.values())
+        for v in out.values():
+            if "build" in v:
+                v["build"] += share
+    return out
 
 
 R_PRELUDE = """\
@@ -430,13 +496,14 @@ def r_error(message: str) -> str:
     return f"R package {m.group(1)} is not installed" if m else f"R error: {one_line(message)}"
 
 
-def summarise(group: Group, py: dict, r: dict | None, reps: int) -> dict:
-    """One row of the table from the per-dataset timings of both sides."""
+def summarise(group: Group, py: dict, r: dict | None, reps: int, builds: dict | None = None) -> dict:
+    """One row of the table from the per-dataset timings of both sides (and,
+    with ``builds``, of building each dataset's tasks)."""
     row = {"method": group.method, "n": group.n, "datasets": len(group.items),
            "rows": round(statistics.mean(it.rows for it in group.items)) if group.items else None,
            "py_ms": None, "py_bare_ms": None, "r_ms": None, "r_bare_ms": None, "ratio": None, "ratio_bare": None,
            "worst_dz": None, "worst_rel_dp": None, "z_capped": 0, "disagreements": 0, "py_errors": 0, "r_errors": 0,
-           "notes": list(group.notes)}
+           "build_ms": None, "ratio_build": None, "notes": list(group.notes)}
     if group.tasks:
         row["tasks"] = group.tasks
     py_ok = [it for it in group.items if "error" not in py[it.key]]
@@ -454,6 +521,16 @@ def summarise(group: Group, py: dict, r: dict | None, reps: int) -> dict:
         row["py_total_s"] = sum(py[it.key]["full"] for it in py_ok)
         row["py_ms"] = 1000 * row["py_total_s"] / len(py_ok)
         row["py_bare_ms"] = 1000 * sum(py[it.key]["bare"] for it in py_ok) / len(py_ok)
+    built = []
+    if builds is not None:
+        for it in group.items:
+            if "error" in builds.get(it.key, {"error": "not built"}):
+                row["py_errors"] += 1
+                add_note(row, f"build: {builds.get(it.key, {}).get('error', 'not built')}")
+            else:
+                built.append(it)
+        if built:
+            row["build_ms"] = 1000 * sum(builds[it.key]["build"] for it in built) / len(built)
     if r is None:
         return row
     r_ok = []
@@ -496,6 +573,11 @@ def summarise(group: Group, py: dict, r: dict | None, reps: int) -> dict:
         row["ratio"] = sum(r[it.key]["full"] for it in both) / py_full
     if both and py_bare > 0:
         row["ratio_bare"] = sum(r[it.key]["bare"] for it in both) / py_bare
+    r_keys = {it.key for it in r_ok}
+    both_built = [it for it in built if it.key in r_keys]
+    if both_built:
+        row["ratio_build"] = (sum(r[it.key]["full"] for it in both_built)
+                              / sum(builds[it.key]["build"] for it in both_built))
     return row
 
 
@@ -508,18 +590,23 @@ def fmt(x, spec: str, width: int) -> str:
     return f"{'-':>{width}}" if x is None else f"{x:>{width}{spec}}"
 
 
-def print_table(rows: list[dict], with_r: bool) -> None:
+def print_table(rows: list[dict], with_r: bool, with_build: bool) -> None:
     head = f"{'family':<26} {'n':>5} {'rows':>6} {'sets':>4} {'Py ms':>8} {'Py bare':>8}"
+    head += f" {'build ms':>8}" if with_build else ""
     if with_r:
-        head += f" {'R ms':>8} {'R bare':>8} {'R/Py':>6} {'R/Py bare':>9} {'worst|dz|':>9} {'rel dp':>7}"
+        head += f" {'R ms':>8} {'R bare':>8} {'R/Py':>6} {'R/Py bare':>9}"
+        head += f" {'R/build':>7}" if with_build else ""
+        head += f" {'worst|dz|':>9} {'rel dp':>7}"
     print(head + "  note")
     for row in rows:
         line = (f"{row['method']:<26} {fmt(row['n'], 'd', 5)} {fmt(row['rows'], 'd', 6)} {row['datasets']:>4} "
                 f"{fmt(row['py_ms'], '.3f', 8)} {fmt(row['py_bare_ms'], '.3f', 8)}")
+        line += f" {fmt(row['build_ms'], '.3f', 8)}" if with_build else ""
         if with_r:
             line += (f" {fmt(row['r_ms'], '.3f', 8)} {fmt(row['r_bare_ms'], '.3f', 8)} {fmt(row['ratio'], '.2f', 6)} "
-                     f"{fmt(row['ratio_bare'], '.2f', 9)} {fmt(row['worst_dz'], '.1e', 9)} "
-                     f"{fmt(row['worst_rel_dp'], '.0e', 7)}")
+                     f"{fmt(row['ratio_bare'], '.2f', 9)}")
+            line += f" {fmt(row['ratio_build'], '.2f', 7)}" if with_build else ""
+            line += f" {fmt(row['worst_dz'], '.1e', 9)} {fmt(row['worst_rel_dp'], '.0e', 7)}"
         print(line + ("  " + "; ".join(row["notes"]) if row["notes"] else ""))
 
 
@@ -534,7 +621,11 @@ def summary(rows: list[dict], with_r: bool, seconds: float, facts: dict | None) 
                    median_ratio=statistics.median(ratios) if ratios else None,
                    median_ratio_bare=statistics.median(bare) if bare else None,
                    python_faster_bare=sum(x > 1 for x in bare),
-                   worst_dz=max(dzs) if dzs else None, disagreements=sum(r["disagreements"] for r in rows),
+                   worst_dz=max(dzs) if dzs else None,
+                   build_faster=sum(r["ratio_build"] > 1 for r in rows if r["ratio_build"] is not None),
+                   build_compared=sum(r["ratio_build"] is not None for r in rows),
+                   median_ratio_build=statistics.median(b) if (b := [r["ratio_build"] for r in rows
+                                                                     if r["ratio_build"] is not None]) else None, disagreements=sum(r["disagreements"] for r in rows),
                    r_errors=sum(r["r_errors"] for r in rows), r_version=facts.get("version"),
                    r_seconds=round(facts.get("seconds", 0.0), 1), r_failure=facts.get("failure"))
     return out
@@ -549,7 +640,10 @@ def summary_line(s: dict, with_r: bool, rscript_missing: bool) -> str:
     med_bare = "-" if s["median_ratio_bare"] is None else f"{s['median_ratio_bare']:.2f}"
     worst = "-" if s["worst_dz"] is None else f"{s['worst_dz']:.1e}"
     text += (f"; read+analyse: Python faster in {s['python_faster']} of {s['compared']} rows, median R/Py {med}; "
-             f"bare call: Python faster in {s['python_faster_bare']}, median R/Py {med_bare}; worst |dz| {worst}, "
+             f"bare call: Python faster in {s['python_faster_bare']}, median R/Py {med_bare}; "
+             + (f"whole build faster than R's read+analyse in {s['build_faster']} of {s['build_compared']} rows, "
+                f"median R/build {s['median_ratio_build']:.2f}; " if s["build_compared"] else "")
+             + f"worst |dz| {worst}, "
              f"disagreements: {s['disagreements']}, R errors: {s['r_errors']}, python errors: {s['python_errors']}; "
              f"{s['seconds']:.0f} s ({s['r_seconds']:.0f} s in Rscript)")
     if s["r_failure"]:
@@ -630,12 +724,18 @@ def main(argv=None) -> int:
         items = [it for g in groups for it in g.items]
         log(f"timing Python on {len(items)} datasets ...")
         py = {it.key: time_python(it, args.reps, min_s, args.budget) for it in items}
+        builds = None
+        if args.corpus:
+            log(f"timing the build of {len(items)} datasets ...")
+            builds = {}
+            for g in groups:
+                builds.update(time_build(g, args.reps, min_s, args.budget))
         r_results, facts = None, None
         if rscript is not None:
             log(f"timing R in one Rscript process on {len(items)} datasets ...")
             r_results, facts = run_r(rscript, items, args.reps, min_s, args.budget, workdir,
                                       args.timeout)
-    rows = [summarise(g, py, r_results, args.reps) for g in groups]
+    rows = [summarise(g, py, r_results, args.reps, builds) for g in groups]
     seconds = time.perf_counter() - start
     with_r = r_results is not None
     s = summary(rows, with_r, seconds, facts or {})
@@ -652,7 +752,7 @@ def main(argv=None) -> int:
                  else f"{args.datasets} released dataset(s) per family at N = {args.n}")
         print(f"{where}; ms per dataset, best of {args.reps}" + ("; R/Py > 1: Python faster" if with_r else "")
               + (f"; {facts['version']}" if with_r and facts.get("version") else ""))
-        print_table(rows, with_r)
+        print_table(rows, with_r, builds is not None)
         if closed:
             print(f"({closed} closed-form tasks without a dataset skipped)")
         print(summary_line(s, with_r, rscript is None and not args.no_r))
