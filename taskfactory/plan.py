@@ -108,20 +108,26 @@ class Plan:
         k = self.shard_count(split)
         return [f"{split}-{i:05d}-of-{k:05d}.parquet" for i in range(k)]
 
-    def estimate_seconds(self, jobs: int = 1) -> float:
-        """Wall time of the build on ``jobs`` cores, from a timed sample of
-        the grid's own families on this machine (:func:`timed_costs`, run
+    def work_seconds(self) -> float:
+        """CPU seconds of the whole build on one core of this machine, from a
+        timed sample of the grid's own families (:func:`timed_costs`, run
         once per plan)."""
         if self.costs is None:
             self.costs = timed_costs(self.grid, tuple(sorted({m for m, _ in self.datasets_by_size})))
-        costs = self.costs
         work = 0.0
         for (method, n), datasets in self.datasets_by_size.items():
-            fixed, per_row = costs[method]
+            fixed, per_row = self.costs[method]
             work += datasets * (fixed + per_row * _rows(method, n))
+        return work
+
+    def parallel(self, jobs: int) -> int:
+        """Shards built at once here: ``jobs``, at most one per core and per shard."""
         shards = sum(self.shard_count(s) for s in self.grid.splits())
-        parallel = max(1, min(jobs, shards, os.cpu_count() or 1))
-        return STARTUP_SECONDS + work / parallel
+        return max(1, min(jobs, shards, os.cpu_count() or 1))
+
+    def estimate_seconds(self, jobs: int = 1) -> float:
+        """Wall time of the build with ``jobs`` on this machine."""
+        return STARTUP_SECONDS + self.work_seconds() / self.parallel(jobs)
 
 
 def plan(grid, probe: bool = True) -> Plan:
@@ -317,7 +323,8 @@ def format_plan(p: Plan, jobs: int = 1) -> str:
                      f"{p.rows_per_shard(split)} rows")
     est = p.estimate_seconds(jobs)
     lines.append(f"total: {p.total} tasks ({p.datasets} datasets); estimated build time with --jobs {jobs}: "
-                 f"{_duration(est)}")
+                 f"{_duration(est)} on {p.parallel(jobs)} core(s) here ({_duration(p.work_seconds())} of work on "
+                 "one core, which a cluster's cores share)")
     warning = p.memory_warning(jobs)
     if warning:
         lines.append(warning)
