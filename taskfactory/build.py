@@ -28,7 +28,8 @@ from ._version import __version__
 from .corpus import DATA, MANIFEST, REJECTED, STATE, atomic_write_text
 from .errors import InputError, TaskFactoryError, check_count, check_path
 from .grid import Coord, Grid, load_grid
-from .plan import Plan, plan
+from .plan import Plan, check_clipping, plan
+from .scenarios import scenario_setting, use_scenario_setting
 from .shards import ShardWriter
 from .task import Dataset, data_key, record, reject_entry, release
 
@@ -98,10 +99,12 @@ def _exit_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, name="taskfactory-parent-watch", daemon=True).start()
 
 
-def build_shard(g: Grid, name: str, coords: list[Coord], out: str, parent_pid: int | None = None) \
-        -> tuple[str, int, int]:
+def build_shard(g: Grid, name: str, coords: list[Coord], out: str, parent_pid: int | None = None,
+                scenarios: str | None = None) -> tuple[str, int, int]:
     """Build one shard: its records go to ``data/NAME``, its rejects beside it
-    in the build state. Returns ``(name, rows, rejects)``."""
+    in the build state; ``scenarios`` is the build's scenario setting (see
+    :func:`~taskfactory.scenarios.scenario_setting`). Returns ``(name, rows, rejects)``."""
+    use_scenario_setting(scenarios)
     if parent_pid is not None:
         _exit_with_parent(parent_pid)
     out = Path(out)
@@ -267,16 +270,19 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
     check_count(jobs, "jobs")
     g = load_grid(grid)
     _check_backend(backend, address)
-    p = plan(g)
     out = Path(out)
-    _open_out(out)
-    with corpus.locked(out):
+    with ExitStack() as stack:
+        parallel = stack.enter_context(_backend(jobs, backend, address)) if jobs > 1 or backend != "loky" else None
+        p = plan(g, probe=False)
+        check_clipping(g, parallel)   # in the workers, which then start on their shards warm
+        _open_out(out)
+        stack.enter_context(corpus.locked(out))
         if _prepare_out(out, g, p, resume, overwrite):
             manifest = corpus.load_manifest(out)
             return BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
                                 len(manifest["shards"]), len(manifest["shards"]), time.perf_counter() - start,
                                 manifest)
-        skipped = _run_shards(out, g, p, jobs, backend, address, progress, resume)
+        skipped = _run_shards(out, g, p, parallel, address, progress, resume)
         manifest = finalize(out, g, p)
     summary = BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
                            len(manifest["shards"]), skipped, time.perf_counter() - start, manifest)
@@ -302,9 +308,9 @@ def _check_rejects(out: Path, g: Grid, counts: dict) -> None:
                 f"max_reject_share ({100 * g.max_reject_share:g} %); most common: {top}; all are in {out / REJECTED}")
 
 
-def _run_shards(out: Path, g: Grid, p: Plan, jobs: int, backend: str, address: str | None, progress: bool,
-                resume: bool) -> int:
-    """Build every shard not finished yet; returns how many were finished already."""
+def _run_shards(out: Path, g: Grid, p: Plan, parallel, address: str | None, progress: bool, resume: bool) -> int:
+    """Build every shard not finished yet, through ``parallel`` (a joblib
+    Parallel; None: one at a time here); returns how many were finished already."""
     from joblib import delayed
 
     done = {path.name for path in (out / DATA).glob("*.parquet")} if resume else set()
@@ -328,16 +334,12 @@ def _run_shards(out: Path, g: Grid, p: Plan, jobs: int, backend: str, address: s
         # address are not its own: they may run on other machines, where this
         # pid names another process or none (and a worker would exit at once).
         parent = os.getpid() if not address else None
-        calls = (delayed(build_shard)(g, name, coords, str(out), parent)
+        calls = (delayed(build_shard)(g, name, coords, str(out), parent, scenario_setting())
                  for _, name, coords in _shard_jobs(g, p) if name in sizes)
-        with ExitStack() as stack:
-            if jobs > 1 or backend != "loky":
-                results = stack.enter_context(_backend(jobs, backend, address))(calls)
-            else:
-                results = (fn(*a, **k) for fn, a, k in calls)
-            for name, _rows, _rej in results:
-                if bar:
-                    bar.update(sizes[name])
+        results = parallel(calls) if parallel is not None else (fn(*a, **k) for fn, a, k in calls)
+        for name, _rows, _rej in results:
+            if bar:
+                bar.update(sizes[name])
     if bar:
         bar.close()
     return skipped

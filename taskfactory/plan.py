@@ -24,7 +24,7 @@ from .errors import DataError, ScenarioError
 from .grid import Coord, Grid, load_grid
 from .registry import get_family
 from .catalogue import get_scenario
-from .scenarios import DESIGN_TYPES, SCENARIO_CLIPPED_SHARE, scenario_root
+from .scenarios import DESIGN_TYPES, SCENARIO_CLIPPED_SHARE, scenario_root, scenario_setting, use_scenario_setting
 from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS
 
 # The build's start-up (imports, the clipping probe) in seconds.
@@ -243,15 +243,35 @@ def timed_costs(g: Grid, methods: tuple[str, ...]) -> dict[str, tuple[float, flo
     return costs
 
 
-def check_clipping(g: Grid) -> None:
+def check_clipping(g: Grid, parallel=None) -> None:
     """Raise :class:`ScenarioError` for the first scenario of ``g`` whose
-    plausible ranges clip too many generated values (see :func:`probe_clipping`)."""
+    plausible ranges clip too many generated values (see :func:`probe_clipping`).
+    With ``parallel`` (a joblib Parallel) the scenarios are probed in its workers."""
     root = str(scenario_root())
-    for method in g.methods:
-        if not get_family(method).has_data:
-            continue  # a question without a dataset clips nothing
-        for scenario in g.scenarios[method]:
+    pairs = [(method, scenario) for method in g.methods if get_family(method).has_data   # no dataset: no clipping
+             for scenario in g.scenarios[method]]
+    if parallel is None:
+        for method, scenario in pairs:
             probe_clipping(root, method, scenario)
+        return
+    from joblib import delayed
+
+    setting = scenario_setting()
+    found = dict(parallel(delayed(_probe_problem)(setting, method, scenario) for method, scenario in pairs))
+    for pair in pairs:   # the first in the grid's order, whichever worker finished first
+        if found[pair] is not None:
+            raise ScenarioError(found[pair])
+
+
+def _probe_problem(setting: str | None, method: str, scenario: str) -> tuple[tuple[str, str], str | None]:
+    """``((method, scenario), what the probe refused or None)``, for a worker
+    under the build's scenario ``setting``."""
+    use_scenario_setting(setting)
+    try:
+        probe_clipping(str(scenario_root()), method, scenario)
+    except ScenarioError as exc:
+        return (method, scenario), str(exc)
+    return (method, scenario), None
 
 
 @lru_cache(maxsize=None)

@@ -198,16 +198,36 @@ def shares_text(shares: dict) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+#: The environment variable naming a scenario folder other than the shipped one.
+SCENARIOS_ENV = "TASKFACTORY_SCENARIOS"
+
+
 def scenario_root() -> Path:
     """The folder holding ``<kind>.yaml`` scenario files.
 
     ``$TASKFACTORY_SCENARIOS`` when set; else the copy installed with the
     package; else ``scenarios/`` beside the package (an editable install).
     """
-    env = os.environ.get("TASKFACTORY_SCENARIOS")
+    env = os.environ.get(SCENARIOS_ENV)
     if env:
         return Path(env)
     return _shipped_root()
+
+
+def scenario_setting() -> str | None:
+    """This process's ``$TASKFACTORY_SCENARIOS`` (None: the shipped scenarios),
+    to hand to the workers of a build."""
+    return os.environ.get(SCENARIOS_ENV) or None
+
+
+def use_scenario_setting(setting: str | None) -> None:
+    """Make ``setting`` (from :func:`scenario_setting`) this process's: a
+    build's worker may have started under another, or on another machine
+    (where None names its own shipped scenarios)."""
+    if setting is None:
+        os.environ.pop(SCENARIOS_ENV, None)
+    else:
+        os.environ[SCENARIOS_ENV] = setting
 
 
 @lru_cache(maxsize=1)

@@ -111,6 +111,12 @@ def test_hostile_scenario_file(case, tmp_path):
     grid.write_text(f"seed: 1\nmethods: [{case['method']}]\nn: [{n}]\n")
     result = invoke(["plan", str(grid)], env={"TASKFACTORY_SCENARIOS": str(root)})
     expect_error(result, case, file=path, dir=root)
+    if " clips " in case["error"]:   # the probe: a build runs it in its workers, to the same verdict, before any output
+        out = tmp_path / "corpus"
+        result = invoke(["build", str(grid), "-o", str(out), "--jobs", "2", "--no-progress"],
+                        env={"TASKFACTORY_SCENARIOS": str(root)})
+        expect_error(result, case, file=path, dir=root)
+        assert not out.exists()
 
 
 # --- benchmarks --------------------------------------------------------------------

@@ -386,3 +386,28 @@ def test_a_family_that_rejects_too_many_tasks_fails_the_build(tmp_path, monkeypa
         "error: welch_t: 10 of 60 tasks (16.7 %) were rejected, more than max_reject_share (2 %); most common: "
         f"DataError: unlucky scenario (10); all are in {tmp_path / 'c' / 'rejected.jsonl'}")
     assert len((tmp_path / "c" / "rejected.jsonl").read_text().splitlines()) == 10
+
+
+def test_workers_read_the_scenarios_of_the_build_that_runs_them(tmp_path, monkeypatch):
+    """A worker kept from an earlier build of this process reads the scenario folder of the build at hand."""
+    import shutil
+
+    from taskfactory.corpus import iter_records
+    from taskfactory.scenarios import scenario_root
+
+    root = tmp_path / "scenarios"
+    shutil.copytree(scenario_root(), root)
+    path = root / "two_groups.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("Does the urinary albumin", "Does the URINARY albumin"),
+                    encoding="utf-8")
+    grid = {**GRID, "n": [30], "scenarios": {"welch_t": ["bp_trial"]}, "perturbations": ["none"]}
+    questions = {}
+    for name, folder in (("shipped", None), ("edited", root), ("shipped again", None)):
+        if folder is None:
+            monkeypatch.delenv("TASKFACTORY_SCENARIOS", raising=False)
+        else:
+            monkeypatch.setenv("TASKFACTORY_SCENARIOS", str(folder))
+        tf.build(grid, tmp_path / name, jobs=2)
+        questions[name] = {rec["question"][:24] for rec in iter_records(tmp_path / name, columns=["question"])}
+    assert questions == {"shipped": {"Does the urinary albumin"}, "edited": {"Does the URINARY albumin"},
+                         "shipped again": {"Does the urinary albumin"}}
