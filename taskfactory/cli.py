@@ -65,7 +65,8 @@ def main():
 @click.option("--backend", default="loky", show_default=True,
               type=click.Choice(["loky", "threading", "dask", "ray"]), help="joblib backend that runs the shards.")
 @click.option("--address", default=None, help="Scheduler address for the dask or ray backend.")
-@click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar.")
+@click.option("--progress/--no-progress", default=None,
+              help="Show a progress bar (default: when standard error is a terminal).")
 def build(grid, out, jobs, resume, overwrite, backend, address, progress):
     """Build the corpus a GRID file describes into a folder of Parquet shards.
 
@@ -75,7 +76,8 @@ def build(grid, out, jobs, resume, overwrite, backend, address, progress):
     """
     from .build import build as run_build
 
-    s = run_build(grid, out, jobs=jobs, resume=resume, overwrite=overwrite, progress=progress,
+    s = run_build(grid, out, jobs=jobs, resume=resume, overwrite=overwrite,
+                  progress=sys.stderr.isatty() if progress is None else progress,
                   backend=backend, address=address)
     by_method = s.manifest["counts"]["rejected_by_method"]
     per_method = f" ({', '.join(f'{m}: {k}' for m, k in sorted(by_method.items()))})" if by_method else ""

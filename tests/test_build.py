@@ -411,3 +411,15 @@ def test_workers_read_the_scenarios_of_the_build_that_runs_them(tmp_path, monkey
         questions[name] = {rec["question"][:24] for rec in iter_records(tmp_path / name, columns=["question"])}
     assert questions == {"shipped": {"Does the urinary albumin"}, "edited": {"Does the URINARY albumin"},
                          "shipped again": {"Does the urinary albumin"}}
+
+
+def test_the_progress_bar_is_left_out_of_logs(tmp_path):
+    """Without a terminal (a log file, a pipe) the build writes no bar and no carriage returns."""
+    grid = tmp_path / "g.json"
+    grid.write_text(json.dumps({**GRID, "n": [30], "perturbations": ["none"]}))
+    result = CliRunner().invoke(main, ["build", str(grid), "-o", str(tmp_path / "c")])
+    assert result.exit_code == 0, result.output
+    assert "\r" not in result.output and "building" not in result.output
+    assert result.output.startswith("built ") and result.output.count("\n") == 1
+    shown = CliRunner().invoke(main, ["build", str(grid), "-o", str(tmp_path / "d"), "--progress"])
+    assert shown.exit_code == 0 and "\r" in shown.output and "building unit" in shown.output

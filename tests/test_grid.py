@@ -153,3 +153,14 @@ def test_grid_sha256_is_computed_once_and_unchanged():
     g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30]})
     want = hashlib.sha256(json.dumps(g.normalized(), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     assert g.sha256 == want and g.__dict__["sha256"] == want and g.sha256 is g.sha256
+
+
+def test_the_cluster_grid_is_the_paper_grid_with_336_seeds():
+    """grids/paper-10m.yaml, which the README plans for a cluster, counts what the README says."""
+    from pathlib import Path
+
+    from taskfactory.plan import plan
+
+    grids = Path(__file__).resolve().parent.parent / "grids"
+    big, paper = plan(str(grids / "paper-10m.yaml"), probe=False), plan(str(grids / "paper.yaml"), probe=False)
+    assert (big.total, big.datasets) == (10_012_128, 5_006_064) == (336 * paper.total, 336 * paper.datasets)
