@@ -81,3 +81,16 @@ def test_misused_api_calls_raise_input_errors(call, message):
     with pytest.raises(InputError) as err:
         call()
     assert str(err.value) == message
+
+
+def test_importing_the_package_loads_no_numerical_library():
+    """``import taskfactory`` (and so the command line's start) leaves numpy, pandas, scipy and
+    pyarrow unloaded until a name that needs them is used."""
+    import subprocess
+    import sys
+
+    probe = ("import sys, taskfactory; heavy = [m for m in ('numpy', 'pandas', 'scipy', 'pyarrow') if m in sys.modules]; "
+             "import taskfactory.cli; heavy += [m for m in ('numpy', 'pandas', 'scipy', 'pyarrow') if m in sys.modules]; "
+             "print(heavy, taskfactory.build.__module__, callable(taskfactory.verify), taskfactory.plan.__name__)")
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout
+    assert out == "[] taskfactory.build True plan\n"
