@@ -37,7 +37,8 @@ from typing import Iterator
 import pyarrow.compute as pc
 
 from ._version import __version__
-from .errors import CorpusError, InputError
+from .errors import CorpusError, InputError, did_you_mean
+from .registry import family_names
 from .readers import parse_json, read_text
 from .shards import FIELDS
 
@@ -258,7 +259,8 @@ def find_task(corpus, task_id: str | None = None, method: str | None = None) -> 
                                       "task id")
                 return task
     what = f"task '{task_id}'" if task_id else f"task of method '{method}'" if method else "task"
-    raise InputError(f"{corpus}: holds no {what}")
+    hint = "" if task_id or not method or method in family_names() else did_you_mean(method, family_names())
+    raise InputError(f"{corpus}: holds no {what}{hint}")
 
 
 # --- writing the manifest ----------------------------------------------------------

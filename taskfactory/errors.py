@@ -61,3 +61,12 @@ class DataError(InputError):
     its own random stream, and after the last attempt records it in
     ``rejected.jsonl``.
     """
+
+
+def did_you_mean(name, choices) -> str:
+    """`` (did you mean 'X'?)`` naming the choice closest to ``name``, or
+    nothing when none is close; for the messages that refuse an unknown name."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), [str(c) for c in choices], n=1, cutoff=0.75)
+    return f" (did you mean '{close[0]}'?)" if close else ""

@@ -19,7 +19,7 @@ from typing import Iterator, NamedTuple
 
 from . import perturb
 from .effects import EffectLevel, parse_effect
-from .errors import GridError, TaskFactoryError
+from .errors import GridError, TaskFactoryError, did_you_mean
 from .prompts import STYLES
 from .readers import load_yaml
 from .registry import family_names, get_family
@@ -355,7 +355,7 @@ def _names_list(raw, key: str, allowed, source: str, all_ok: bool = True) -> tup
         _err(source, key, "is an empty list")
     for x in items:
         if x not in allowed:
-            _err(source, key, f"unknown value '{x}'; allowed: {', '.join(allowed)}")
+            _err(source, key, f"unknown value '{x}'{did_you_mean(x, allowed)}; allowed: {', '.join(allowed)}")
     if len(set(items)) != len(items):
         _err(source, key, "lists a value twice")
     return tuple(items)
@@ -377,7 +377,8 @@ def load_grid(grid, source: str | None = None) -> Grid:
         _err(source, None, "the grid must be a YAML mapping of keys to values")
     unknown = sorted(set(map(str, raw)) - set(KEYS))
     if unknown:
-        _err(source, None, f"unknown key '{unknown[0]}'; allowed: {', '.join(sorted(KEYS))}")
+        _err(source, None, f"unknown key '{unknown[0]}'{did_you_mean(unknown[0], KEYS)}; allowed: "
+                           f"{', '.join(sorted(KEYS))}")
     for key in REQUIRED:
         if key not in raw:
             _err(source, None, f"missing required key '{key}'")
@@ -414,7 +415,8 @@ def load_grid(grid, source: str | None = None) -> Grid:
                 _err(source, "scenarios", f"method '{m}' needs all or a non-empty list of scenario ids")
             for s in items:
                 if s not in allowed:
-                    _err(source, "scenarios", f"method '{m}' has no scenario '{s}'; allowed: {', '.join(allowed)}")
+                    _err(source, "scenarios", f"method '{m}' has no scenario '{s}'{did_you_mean(s, allowed)}; "
+                                              f"allowed: {', '.join(allowed)}")
             scenarios[m] = tuple(dict.fromkeys(items))
 
     ns = raw["n"]
@@ -496,7 +498,8 @@ def load_grid(grid, source: str | None = None) -> Grid:
         clean = {}
         for key, values in rule.items():
             if key not in EXCLUDE_KEYS:
-                _err(source, "exclude", f"unknown key '{key}'; allowed: {', '.join(EXCLUDE_KEYS)}")
+                _err(source, "exclude", f"unknown key '{key}'{did_you_mean(key, EXCLUDE_KEYS)}; allowed: "
+                                        f"{', '.join(EXCLUDE_KEYS)}")
             values = values if isinstance(values, list) else [values]
             values = ["null" if v is None and key == "effect" else v for v in values]
             if key == "perturbation":

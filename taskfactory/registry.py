@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from .errors import InputError
+from .errors import InputError, did_you_mean
 from .family import Family
 
 _REGISTRY: dict[str, Family] = {}
@@ -64,4 +64,5 @@ def get_family(name: str) -> Family:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise InputError(f"unknown method '{name}'; allowed: {', '.join(family_names())}") from None
+        raise InputError(f"unknown method '{name}'{did_you_mean(name, family_names())}; allowed: "
+                         f"{', '.join(family_names())}") from None

@@ -194,6 +194,10 @@ def test_cli_build_then_inspect(corpus):
     assert json.loads(by_id.output)["gold_p"] == first["gold_p"]
     missing = CliRunner().invoke(main, ["inspect", str(out), "welch_t-000000000000"])
     assert missing.exit_code == 2 and missing.output == f"error: {out}: holds no task 'welch_t-000000000000'\n"
+    typo = CliRunner().invoke(main, ["inspect", str(out), "--method", "welch"])
+    assert typo.exit_code == 2 and typo.output == f"error: {out}: holds no task of method 'welch' (did you mean 'welch_t'?)\n"
+    absent = CliRunner().invoke(main, ["inspect", str(out), "--method", "pearson"])
+    assert absent.exit_code == 2 and absent.output == f"error: {out}: holds no task of method 'pearson'\n"
 
 
 def test_dask_backend_gives_the_same_bytes(corpus, tmp_path):

@@ -54,7 +54,10 @@ def test_scenarios_of_a_method_and_of_an_unknown_one():
     assert ok.exit_code == 0 and ok.output.startswith("bp_trial")
     bad = CliRunner().invoke(main, ["scenarios", "welch"])
     assert bad.exit_code == 2
-    assert bad.output == f"error: unknown method 'welch'; allowed: {', '.join(f.name for f in tf.families())}\n"
+    assert bad.output == (f"error: unknown method 'welch' (did you mean 'welch_t'?); allowed: "
+                          f"{', '.join(f.name for f in tf.families())}\n")
+    far = CliRunner().invoke(main, ["scenarios", "anova2"])
+    assert far.exit_code == 2 and far.output.startswith("error: unknown method 'anova2'; allowed: one_sample_t, ")
 
 
 def test_plan_prints_counts_and_writes_nothing(tmp_path):

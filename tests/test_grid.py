@@ -27,7 +27,7 @@ CASES = [
     ("not a mapping", "- 1\n- 2\n", "the grid must be a YAML mapping of keys to values"),
     ("bad yaml", "seed: [1\n", None),
     ("unknown key", GOOD + "metods: [welch_t]\n",
-     "unknown key 'metods'; allowed: alpha, effects, exclude, max_reject_share, max_tasks, methods, n, name, perturbations, "
+     "unknown key 'metods' (did you mean 'methods'?); allowed: alpha, effects, exclude, max_reject_share, max_tasks, methods, n, name, perturbations, "
      "prompt_styles, scenarios, seed, seeds, shard_rows, split"),
     ("missing seed", "methods: [welch_t]\nn: [30]\n", "missing required key 'seed'"),
     ("unknown method", "seed: 1\nmethods: [welch_tt]\nn: [30]\n", None),
@@ -70,7 +70,7 @@ def test_malformed_grid_is_one_line_exit_2_and_writes_nothing(tmp_path, label, t
     grid.write_text(text)
     out = tmp_path / "corpus"
     if label == "unknown method":
-        message = f"key 'methods': unknown value 'welch_tt'; allowed: {allowed_methods()[5:]}"
+        message = f"key 'methods': unknown value 'welch_tt' (did you mean 'welch_t'?); allowed: {allowed_methods()[5:]}"
     for args in (["build", str(grid), "-o", str(out), "--no-progress"], ["plan", str(grid)]):
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 2, (label, result.output)
