@@ -79,7 +79,7 @@ FIELDS = [
 
 DESCRIPTIONS = {name: desc for name, _, _, desc in FIELDS}
 ROW_GROUP_ROWS = 256
-ROW_GROUP_BYTES = 64 << 20   # text held before a row group is flushed
+ROW_GROUP_BYTES = 32 << 20   # text held before a row group is flushed (the writer's memory, loky's 300 MB growth check)
 DICTIONARY_COLUMNS = ["method", "category", "scenario", "domain", "effect", "prompt_style", "perturbation", "split",
                       "gold_decision"]
 TEXT_COLUMNS = ("data_csv", "script", "prompt", "reference_r", "reference_py", "context")
