@@ -319,7 +319,7 @@ def test_plan_warns_when_a_worker_would_need_more_memory_than_the_budget(monkeyp
 
     p = planning.plan({"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": ["bp_trial"]},
                        "n": [1000000]})
-    need = planning.DATASET_COPIES * planning.estimate_task_bytes("welch_t", "bp_trial", 1000000) + (64 << 20)
+    need = planning.DATASET_COPIES * planning.estimate_task_bytes("welch_t", "bp_trial", 1000000) + planning.ROW_GROUP_BYTES
     assert p.worker_bytes() == need
     assert p.memory_warning(2) is None and "warning" not in planning.format_plan(p, 2)
     monkeypatch.setattr(planning, "WORKER_MEMORY_BYTES", 256 << 20)
