@@ -67,7 +67,8 @@ def main():
 @click.option("--address", default=None, help="Scheduler address for the dask or ray backend.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar (default: when standard error is a terminal).")
-def build(grid, out, jobs, resume, overwrite, backend, address, progress):
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def build(grid, out, jobs, resume, overwrite, backend, address, progress, as_json):
     """Build the corpus a GRID file describes into a folder of Parquet shards.
 
     Example:
@@ -80,6 +81,12 @@ def build(grid, out, jobs, resume, overwrite, backend, address, progress):
                   progress=sys.stderr.isatty() if progress is None else progress,
                   backend=backend, address=address)
     by_method = s.manifest["counts"]["rejected_by_method"]
+    if as_json:
+        click.echo(json.dumps({"out": str(s.out), "tasks": s.tasks, "shards": s.shards, "resumed_shards": s.skipped_shards,
+                               "seconds": round(s.seconds, 3), "tasks_per_second": round(s.tasks_per_second, 1),
+                               "rejected": s.rejected, "rejected_by_method": dict(sorted(by_method.items())),
+                               "traps": s.manifest["counts"]["traps"]}, indent=1))
+        return
     per_method = f" ({', '.join(f'{m}: {k}' for m, k in sorted(by_method.items()))})" if by_method else ""
     click.echo(f"built {s.tasks} tasks in {s.shards} shard(s) ({s.skipped_shards} resumed) into {s.out} "
                f"in {s.seconds:.1f} s ({s.tasks_per_second:.1f} tasks/s); rejected: {s.rejected}{per_method}; "
@@ -201,8 +208,9 @@ def export(corpus, to, out, data, inline_max, splits):
               help="Wall seconds each script may run.")
 @click.option("--memory-mb", default=2048, show_default=True, type=click.IntRange(min=256),
               help="Address space each script interpreter may use, in MB.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
-def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb):
+def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb, as_json):
     """Prove that a CORPUS reproduces.
 
     Checks that the shards and files match manifest.json, that task ids are
@@ -234,7 +242,7 @@ def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb):
         sample = DEFAULT_SAMPLE
     report = run_verify(corpus, sample=None if all_tasks else sample, jobs=jobs, seed=seed,
                         limits=Limits(seconds=timeout, memory_mb=memory_mb), progress=sys.stderr.isatty())
-    click.echo(format_report(report))
+    click.echo(json.dumps(report.to_json(), indent=1) if as_json else format_report(report))
     if not report.ok:
         sys.exit(1)
 
@@ -261,8 +269,9 @@ def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb):
 @click.option("--semantic-threshold", default=0.9, show_default=True, help="Flag at this cosine similarity.")
 @click.option("--boilerplate", default=0.05, show_default=True,
               help="Ignore n-grams in more than this share of corpus tasks (from 2+ scenarios).")
+@click.option("--json", "as_json", is_flag=True, help="Print every item's scores as JSON (what --report writes).")
 def leakage(corpus, benches, report_path, drop_dir, fail_on, semantic, id_field, question_field, context_field,
-            data_field, ngram8, ngram13, jaccard, data_share, semantic_threshold, boilerplate):
+            data_field, ngram8, ngram13, jaccard, data_share, semantic_threshold, boilerplate, as_json):
     """Check a CORPUS against held-out benchmarks for copied text or data.
 
     Prints the flagged items (evidence, score, matching task) and a summary;
@@ -294,11 +303,15 @@ def leakage(corpus, benches, report_path, drop_dir, fail_on, semantic, id_field,
     report = check_leakage(corpus, list(benches), fields=fields, thresholds=thr, semantic=semantic)
     if report_path:
         atomic_write_text(Path(report_path), json.dumps(report.to_json(), indent=1) + "\n")
-    click.echo(format_report(report))
+    if not as_json:
+        click.echo(format_report(report))
     if drop_dir:
         new = drop_out(corpus, drop_dir, report)
-        click.echo(f"wrote {drop_dir}: {new['counts']['tasks']} tasks "
-                   f"({new['leakage_filter']['dropped_tasks']} dropped)")
+        if not as_json:
+            click.echo(f"wrote {drop_dir}: {new['counts']['tasks']} tasks "
+                       f"({new['leakage_filter']['dropped_tasks']} dropped)")
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=1))
     if report.flagged and fail_on == "any":
         sys.exit(1)
 

@@ -72,6 +72,14 @@ class VerifyReport:
     def add(self, where: str, what: str) -> None:
         self.problems.append((where, what))
 
+    def to_json(self) -> dict:
+        """The report as plain data (what ``verify --json`` prints)."""
+        return {"ok": self.ok, "shards": self.shards, "shards_ok": self.shards_ok, "tasks_total": self.total,
+                "tasks_checked": self.tasks, "records_ok": self.records_ok, "scripts_ok": self.scripts_ok,
+                "seconds": round(self.seconds, 3),
+                "tasks_per_second": round(self.tasks / self.seconds, 1) if self.seconds > 0 else 0.0,
+                "problems": [{"where": where, "what": what} for where, what in self.problems]}
+
 
 # --- files -------------------------------------------------------------------------
 

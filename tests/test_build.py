@@ -427,3 +427,15 @@ def test_the_progress_bar_is_left_out_of_logs(tmp_path):
     assert result.output.startswith("built ") and result.output.count("\n") == 1
     shown = CliRunner().invoke(main, ["build", str(grid), "-o", str(tmp_path / "d"), "--progress"])
     assert shown.exit_code == 0 and "\r" in shown.output and "building unit" in shown.output
+
+
+def test_build_json_summary(tmp_path):
+    grid = tmp_path / "g.json"
+    grid.write_text(json.dumps({**GRID, "n": [30], "perturbations": ["none"]}))
+    result = CliRunner().invoke(main, ["build", str(grid), "-o", str(tmp_path / "c"), "--json"])
+    summary = json.loads(result.output)
+    manifest = json.loads((tmp_path / "c" / "manifest.json").read_text())
+    assert result.exit_code == 0 and summary["tasks"] == manifest["counts"]["tasks"] > 0
+    assert {k: summary[k] for k in ("out", "shards", "resumed_shards", "rejected", "traps")} == {
+        "out": str(tmp_path / "c"), "shards": len(manifest["shards"]), "resumed_shards": 0,
+        "rejected": manifest["counts"]["rejected"], "traps": manifest["counts"]["traps"]}

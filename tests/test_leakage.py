@@ -161,6 +161,8 @@ def test_cli_exit_codes_report_and_table(corpus, bench, tmp_path):
     assert {"ngram8", "ngram13", "jaccard", "data", "data_rows", "flags", "where"} <= set(saved["items"][0])
     relaxed = CliRunner().invoke(main, ["leakage", str(corpus), "--against", str(path), "--fail-on", "none"])
     assert relaxed.exit_code == 0
+    printed = CliRunner().invoke(main, ["leakage", str(corpus), "--against", str(path), "--json"])
+    assert printed.exit_code == 1 and json.loads(printed.output) == saved
     clean = write_jsonl(tmp_path / "clean.jsonl", [{"id": f"q{k}", "question": q} for k, q in enumerate(LOOKALIKES)])
     ok = CliRunner().invoke(main, ["leakage", str(corpus), "--against", str(clean)])
     assert ok.exit_code == 0 and ok.output.startswith("summary: 0 of 16 benchmark items flagged against ")

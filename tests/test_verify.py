@@ -308,3 +308,12 @@ def test_the_prompt_styles_of_a_dataset_run_one_script(pristine, monkeypatch):
     assert report.ok and report.scripts_ok == len(with_script) == 2 * len(ran)
     assert sorted({rec["data_id"] for rec in with_script}) == sorted(
         {rec["data_id"] for rec in with_script if rec["script"] in ran})
+
+
+def test_json_report(pristine):
+    code, out = verify(pristine, "--sample", "4", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] is True and report["problems"] == []
+    assert (report["shards"], report["shards_ok"], report["tasks_total"], report["tasks_checked"]) == (
+        report["shards"], report["shards"], 48, 4)
+    assert report["records_ok"] == 4 and report["tasks_per_second"] > 0
