@@ -2,9 +2,32 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
 import yaml
 
-from .shards import FIELDS
+from .shards import FIELDS, schema
+
+#: The license the card declares for a corpus: the one taskfactory is under.
+LICENSE = "apache-2.0"
+#: Hugging Face ``datasets`` dtype names of the schema's scalar Arrow types.
+HF_DTYPES = {pa.string(): "string", pa.int32(): "int32", pa.int64(): "int64", pa.float64(): "float64",
+             pa.bool_(): "bool"}
+
+
+def _feature(typ: pa.DataType) -> dict:
+    """One column type in the card's ``features``, as ``datasets`` writes it
+    (``Features.from_arrow_schema`` then ``DatasetInfo._to_yaml_dict``)."""
+    if pa.types.is_struct(typ):
+        return {"struct": [{"name": f.name, **_feature(f.type)} for f in typ]}
+    if pa.types.is_list(typ):
+        inner = _feature(typ.value_type)
+        return {"list": inner["dtype"] if "dtype" in inner else inner["struct"]}
+    return {"dtype": HF_DTYPES[typ]}
+
+
+def features() -> list[dict]:
+    """The card's ``dataset_info.features``: every column of the task schema."""
+    return [{"name": f.name, **_feature(f.type)} for f in schema()]
 
 
 def _size_category(n: int) -> str:
@@ -27,15 +50,23 @@ def render_card(manifest: dict) -> str:
     """The card of a corpus, from its manifest alone (so it is deterministic)."""
     counts = manifest["counts"]
     splits = sorted({s["split"] for s in manifest["shards"]}, key=["train", "test"].index)
+    split_bytes = {s: sum(shard["bytes"] for shard in manifest["shards"] if shard["split"] == s) for s in splits}
     front = {
         "pretty_name": f"taskfactory corpus: {manifest['name']}",
+        "license": LICENSE,
         "language": ["en"],
         "tags": ["statistics", "hypothesis-testing", "synthetic", "data-analysis", "taskfactory"],
         "task_categories": ["question-answering"],
         "size_categories": [_size_category(counts["tasks"])],
         "configs": [{"config_name": "default",
                      "data_files": [{"split": s, "path": f"data/{s}-*.parquet"} for s in splits]}],
-        "dataset_info": {"splits": [{"name": s, "num_examples": counts["by_split"].get(s, 0)} for s in splits]},
+        "dataset_info": {
+            "features": features(),
+            "splits": [{"name": s, "num_bytes": split_bytes[s], "num_examples": counts["by_split"].get(s, 0)}
+                       for s in splits],
+            "download_size": sum(split_bytes.values()),
+            "dataset_size": sum(split_bytes.values()),
+        },
     }
     grid = manifest["grid"]
     lines = [
@@ -82,11 +113,13 @@ def render_card(manifest: dict) -> str:
         "",
         "```python",
         "from datasets import load_dataset",
-        'ds = load_dataset("parquet", data_dir="data")',
+        'ds = load_dataset("path/to/this/folder")   # or load_dataset("parquet", data_dir="data")',
         "```",
         "",
         "DuckDB (`SELECT * FROM 'data/*.parquet'`) and polars (`pl.read_parquet('data/*.parquet')`) read the",
         "shards as they are. `manifest.json` lists every shard with its sha256.",
+        "",
+        f"License: {LICENSE}, as taskfactory's; the data are synthetic.",
         "",
         "## Columns",
         "",
