@@ -60,7 +60,7 @@ FIELDS = [
                                   "method as R names it, R call, p-value and decision; an answer naming one is "
                                   "graded against it"),
     ("alpha", F, False, "significance level"),
-    ("n_analyzed", I, True, "rows the canonical test used"),
+    ("n_analysed", I, True, "rows the canonical test used"),
     ("naive_method", S, True, "the tempting wrong test"),
     ("naive_p", F, True, "its p-value"),
     ("naive_decision", S, True, "its decision"),

@@ -36,7 +36,7 @@ def render_task(task: dict, rows: int = 8) -> str:
         f"statistic       {task['gold_statistic_name']} = {_num(task['gold_statistic'], '.6g')} (df {df})",
         f"estimate        {est}",
         f"p-value         {_num(task['gold_p'], '.6g')} (z = {_num(task['gold_z'], '.3f')})",
-        f"decision        {task['gold_decision']} at alpha = {task['alpha']:g}, {task['n_analyzed']} rows analysed",
+        f"decision        {task['gold_decision']} at alpha = {task['alpha']:g}, {task['n_analysed']} rows analysed",
         f"naive           {naive}",
         f"trap            {'yes' if task['trap'] else 'no'}",
         f"roles           {task['roles']}",

@@ -257,7 +257,7 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "accepted": [{"method": alt.method, "r_call": alt.call, "p_value": res.pvalue,
                       "decision": res.decision(grid.alpha)} for alt, res in zip(family.accepted, ds.accepted)],
         "alpha": grid.alpha,
-        "n_analyzed": None if gold is None else gold.n,
+        "n_analysed": None if gold is None else gold.n,
         "naive_method": naive.method if naive else None,
         "naive_p": naive.pvalue if naive else None,
         "naive_decision": naive_decision,

@@ -46,7 +46,7 @@ def test_a_model_term_is_the_gold_and_its_table_is_kept(tmp_path, monkeypatch):
     target = next(t for t in terms if t["target"])
     assert target["term"] == "dose_std" and target["p_value"] == rec["gold_p"] == rec["gold"]["p_value"]
     assert rec["gold"]["kind"] == rec["answer_kind"] == "p_value"
-    assert target["df"] == rec["n_analyzed"] - 3 and rec["gold_df"] == [target["df"]]
+    assert target["df"] == rec["n_analysed"] - 3 and rec["gold_df"] == [target["df"]]
 
 
 def test_a_clustered_design_counts_clusters_and_numbers_them(tmp_path, monkeypatch):
@@ -59,7 +59,7 @@ def test_a_clustered_design_counts_clusters_and_numbers_them(tmp_path, monkeypat
         labels = {line.split(",")[school] for line in lines} - {""}
         assert labels <= {f"S{k:02d}" for k in range(1, 25)} and len(labels) >= 20
         if rec["perturbation"] == "none":
-            assert rec["n_analyzed"] == 24 * size and len(labels) == 24
+            assert rec["n_analysed"] == 24 * size and len(labels) == 24
 
 
 def test_wilson_interval_matches_r():
@@ -155,7 +155,7 @@ def test_a_panel_counts_units_numbers_them_and_their_periods(tmp_path, monkeypat
         else:  # blanks reach the design columns too; complete cases drop those rows
             assert {c[store] for c in cells} - {""} <= {f"S{k:02d}" for k in range(1, 13)}
             assert {c[week] for c in cells} - {""} <= {str(t) for t in range(1, periods + 1)}
-            assert rec["n_analyzed"] < 12 * periods
+            assert rec["n_analysed"] < 12 * periods
     shown = CliRunner().invoke(main, ["inspect", str(out)])
     assert shown.exit_code == 0 and "`store` (unit identifier)" in shown.output and "`week` (period)" in shown.output
     listed = CliRunner().invoke(main, ["methods"], env={"TASKFACTORY_SCENARIOS": str(tmp_path / "scenarios")})

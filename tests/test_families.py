@@ -60,7 +60,7 @@ def test_every_scenario_builds_and_reference_py_prints_the_gold(method, tmp_path
         printed = run_python(rec["reference_py"], tmp_path)
         p_ref = float(printed.strip().splitlines()[-1].split("P_VALUE:")[1])
         assert abs(tf.z_of_p(p_ref) - rec["gold_z"]) < 1e-6, (scen.id, p_ref, rec["gold_p"])
-        assert rec["n_rows"] == fam.rows(n, ds.condition.params) and rec["n_analyzed"] == ds.gold.n
+        assert rec["n_rows"] == fam.rows(n, ds.condition.params) and rec["n_analysed"] == ds.gold.n
         extras = [v for v in scen.variables if v.type != "id" and v.name not in json.dumps(scen.roles)]
         assert 1 <= len(extras) <= 3
 

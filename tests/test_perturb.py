@@ -57,7 +57,7 @@ def test_recorded_counts_match_the_csv(method, kind):
             group = scen.roles["group"]
             full = complete.groupby(unit)[group].transform("nunique") == complete[group].nunique()
             complete = complete[full]
-        assert rec["n_analyzed"] == len(complete)
+        assert rec["n_analysed"] == len(complete)
 
 
 @pytest.mark.parametrize("n", [12, 40, 300, 2000])

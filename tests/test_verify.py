@@ -196,7 +196,7 @@ EDITS = [
     ("gold_df", lambda r: [1.0]),
     ("gold_method", lambda r: "Two Sample t-test"),
     ("alpha", lambda r: 0.01),
-    ("n_analyzed", lambda r: r["n_analyzed"] - 1),
+    ("n_analysed", lambda r: r["n_analysed"] - 1),
     ("kept_impossible_decision", lambda r: "reject"),
 ]
 TEXTS = ["prompt", "reference_py", "reference_r", "data_dictionary", "context"]

@@ -109,7 +109,7 @@ class ToyClusterMeans(Family):
         means = data.groupby([roles["cluster"], roles["group"]])[roles["outcome"]].mean().reset_index()
         a, b = (means.loc[means[roles["group"]] == g, roles["outcome"]].to_numpy(float)
                 for g in sorted(means[roles["group"]].unique()))
-        return dataclasses.replace(two_sample(a, b), n=len(data))  # n_analyzed counts rows
+        return dataclasses.replace(two_sample(a, b), n=len(data))  # n_analysed counts rows
 
     def naive(self, condition, data):
         roles = condition.roles
