@@ -144,8 +144,10 @@ def behaviour(script: str) -> str:
     """The part of an emitted script that decides what it writes: everything
     from ``CONDITION`` on. Above it, the header and the ``TASK`` literal only
     describe the task, so the emitted scripts of a dataset's prompt styles,
-    which differ only there, write the same file."""
-    return script[script.find("\nCONDITION = "):]
+    which differ only there, write the same file. A text without that line
+    is its own behaviour."""
+    at = script.find("\nCONDITION = ")
+    return script if at < 0 else script[at:]
 
 
 def render(task_id: str, generate, condition: dict, seed: int, spawn_key: tuple, task_meta: dict) -> str:
