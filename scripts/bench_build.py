@@ -37,7 +37,7 @@ def bare_fit_seconds(corpus: Path) -> tuple[float, dict]:
         seen.add(rec["data_id"])
         fam = get_family(rec["method"])
         roles = json.loads(rec["roles"])
-        ranges = {e["name"]: tuple(e["range"]) for e in json.loads(rec["data_dictionary"]) if e.get("range")}
+        ranges = {e["name"]: tuple(e["range"]) for e in rec["data_dictionary"] if e.get("range")}
         cond = Condition(method=rec["method"], roles=roles)
         data = prepare(fam, read_csv_text(rec["data_csv"]), roles, ranges)
         start = time.perf_counter()

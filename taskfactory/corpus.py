@@ -42,7 +42,7 @@ from .registry import family_names
 from .readers import parse_json, read_text
 from .shards import FIELDS
 
-FORMAT = "taskfactory-corpus/2"
+FORMAT = "taskfactory-corpus/3"   # 3: data_dictionary and perturbation_detail are Arrow types, not JSON
 MANIFEST = "manifest.json"
 CARD = "README.md"
 REJECTED = "rejected.jsonl"

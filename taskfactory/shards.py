@@ -13,6 +13,14 @@ from ._version import __version__
 
 S, I, F, B = pa.string(), pa.int32(), pa.float64(), pa.bool_()
 ACCEPTED = pa.list_(pa.struct([("method", S), ("r_call", S), ("p_value", F), ("decision", S)]))
+DICTIONARY = pa.list_(pa.struct([("name", S), ("label", S), ("type", S), ("unit", S), ("range", pa.list_(F)),
+                                 ("decimals", I), ("levels", pa.list_(S))]))
+PERTURBATION = pa.struct([
+    ("kind", S),
+    ("missing", pa.struct([("mechanism", S), ("rate", F), ("cells", I), ("columns", pa.list_(S)), ("driver", S),
+                           ("strength", F)])),
+    ("extreme", pa.struct([("rate", F), ("rows", I), ("columns", pa.list_(S))])),
+])
 GOLD = pa.struct([("kind", S), ("p_value", F), ("decision", S), ("estimate", F), ("low", F), ("high", F),
                   ("integer", pa.int64()), ("yes_no", B)])
 
@@ -28,7 +36,8 @@ FIELDS = [
     ("effect_value", F, False, "true effect in the data-generating process, in the family's unit"),
     ("prompt_style", S, False, "basic or guided"),
     ("perturbation", S, False, "none, missing, missing_mnar, extreme, missing+extreme or missing_mnar+extreme"),
-    ("perturbation_detail", S, False, "JSON: blank-cell mechanism (MCAR/MAR/MNAR), rate, driver column; impossible-value rows"),
+    ("perturbation_detail", PERTURBATION, False, "what was spoiled: kind; missing (mechanism MCAR/MAR/MNAR, rate, "
+                                                 "cells, columns, driver column, strength); extreme (rate, rows, columns)"),
     ("n_blank_cells", I, False, "blank cells in the test's columns of data_csv"),
     ("n_impossible_values", I, False, "values outside their plausible range in data_csv"),
     ("seed", I, False, "replicate index within the cell"),
@@ -36,7 +45,8 @@ FIELDS = [
     ("prompt", S, False, "the full user message an agent receives"),
     ("question", S, False, "the research question"),
     ("context", S, False, "the background paragraph"),
-    ("data_dictionary", S, False, "JSON list: name, label, unit, type, plausible range, levels"),
+    ("data_dictionary", DICTIONARY, False, "one entry per column: name, label, type, unit, plausible range, "
+                                               "decimals, levels"),
     ("data_csv", S, True, "the dataset exactly as released (null for a question without a dataset)"),
     ("data_filename", S, True, "file name the prompt gives the dataset"),
     ("n_rows", I, True, "rows in data_csv"),

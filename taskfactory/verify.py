@@ -29,6 +29,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
+
 from . import corpus
 from ._version import __version__
 from .corpus import is_task_id, open_shard, read_columns, read_row_group, sha256_file, shown
@@ -36,7 +38,7 @@ from .errors import CorpusError, InputError, TaskFactoryError, check_count, chec
 from .grid import Coord, Grid, load_grid
 from .plan import plan as plan_grid
 from .sandbox import Limits, run_scripts
-from .shards import FIELDS
+from .shards import FIELDS, schema
 from .script import behaviour
 from .task import Dataset, ids, record, release
 
@@ -47,8 +49,8 @@ DEFAULT_SAMPLE = 1000
 #: some 30 ms a task), so chunks stay this large unless the jobs need smaller
 #: ones to share the work evenly.
 CHUNK = 250
-LONG_TEXT = {"prompt", "context", "question", "data_csv", "script", "reference_r", "reference_py",
-             "data_dictionary", "dgp_params", "perturbation_detail", "roles"}
+LONG_TEXT = {"prompt", "context", "question", "data_csv", "script", "reference_r", "reference_py", "dgp_params",
+             "roles"}
 FLOAT_REL = 1e-9
 
 
@@ -215,6 +217,15 @@ def _difference(name: str, stored, derived) -> str:
     return f"{name} {shown(stored, 40)} differs from the re-derived {shown(derived, 40)}"
 
 
+def as_stored(rec: dict) -> dict:
+    """``rec`` as a shard gives it back: its nested fields with every key of
+    their Arrow type (absent ones null)."""
+    return pa.Table.from_pylist([rec], schema=_SCHEMA).to_pylist()[0]
+
+
+_SCHEMA = schema()
+
+
 def _check_chunk(grid_spec: dict, tasks: list[dict], limits: Limits) -> tuple[list, int, int, int]:
     """Re-derive and compare the records of ``tasks``, then run the scripts that
     match. Returns (problems, records that match in full, scripts that
@@ -240,7 +251,7 @@ def _check_chunk(grid_spec: dict, tasks: list[dict], limits: Limits) -> tuple[li
         if not isinstance(ds, Dataset):
             problems.append((tid, f"its coordinates give no dataset: {ds.reasons[-1]}"))
             continue
-        derived = record(grid, c, ds)
+        derived = as_stored(record(grid, c, ds))
         diffs = [_difference(name, rec.get(name), derived[name]) for name, *_ in FIELDS
                  if not _same(rec.get(name), derived[name])]
         problems += [(tid, d) for d in diffs]

@@ -439,3 +439,20 @@ def test_build_json_summary(tmp_path):
     assert {k: summary[k] for k in ("out", "shards", "resumed_shards", "rejected", "traps")} == {
         "out": str(tmp_path / "c"), "shards": len(manifest["shards"]), "resumed_shards": 0,
         "rejected": manifest["counts"]["rejected"], "traps": manifest["counts"]["traps"]}
+
+
+def test_the_dictionary_and_the_perturbation_are_queryable_without_json(corpus):
+    """data_dictionary and perturbation_detail are Arrow types a reader filters on as they are."""
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    out, _ = corpus
+    table = ds.dataset(out / "data").to_table(columns=["perturbation", "perturbation_detail", "data_dictionary",
+                                                     "data_csv"])
+    kinds = pc.struct_field(table["perturbation_detail"], "kind")
+    assert kinds.to_pylist() == table["perturbation"].to_pylist()
+    blanks = pc.struct_field(pc.struct_field(table["perturbation_detail"], "missing"), "cells").to_pylist()
+    assert [b is not None for b in blanks] == ["missing" in p for p in table["perturbation"].to_pylist()]
+    names = pc.struct_field(pc.list_flatten(table["data_dictionary"]), "name").to_pylist()
+    headers = [name for csv in table["data_csv"].to_pylist() for name in csv.split("\n", 1)[0].split(",")]
+    assert names == headers

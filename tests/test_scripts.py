@@ -1,7 +1,6 @@
 """Emitted scripts: they rewrite their CSV, and scenario text cannot change what they do."""
 
 import ast
-import json
 import shutil
 from pathlib import Path
 
@@ -67,4 +66,4 @@ def test_hostile_scenario_text_cannot_inject_code(tmp_path, monkeypatch):
     (data,) = run_scripts([rec], work)
     assert data == rec["data_csv"].encode()
     assert not (work / "PWNED").exists() and not Path("PWNED").exists()
-    assert json.loads(rec["data_dictionary"])[1]["label"] == HOSTILE
+    assert rec["data_dictionary"][1]["label"] == HOSTILE

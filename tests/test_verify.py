@@ -198,8 +198,9 @@ EDITS = [
     ("alpha", lambda r: 0.01),
     ("n_analysed", lambda r: r["n_analysed"] - 1),
     ("kept_impossible_decision", lambda r: "reject"),
+    ("data_dictionary", lambda r: [{**r["data_dictionary"][0], "label": "X"}, *r["data_dictionary"][1:]]),
 ]
-TEXTS = ["prompt", "reference_py", "reference_r", "data_dictionary", "context"]
+TEXTS = ["prompt", "reference_py", "reference_r", "question", "context"]
 
 
 def test_every_derived_field_is_rederived(corpus):

@@ -21,7 +21,6 @@ and with the corpus's distinct texts, not with its rows. Every fingerprint
 from __future__ import annotations
 
 import csv
-import json
 import numbers
 import os
 import tempfile
@@ -346,12 +345,12 @@ def _score_semantic(texts, items, reports, thr, embed):
 def _id_columns(rec: dict) -> tuple[str, ...]:
     """The id columns a task's data dictionary names; a dictionary that is not
     a list of entries with a name and a type is a CorpusError."""
-    try:
-        entries = json.loads(rec["data_dictionary"])
+    entries = rec["data_dictionary"]
+    if isinstance(entries, list) and all(isinstance(e, dict) and isinstance(e.get("name"), str)
+                                         and isinstance(e.get("type"), str) for e in entries):
         return tuple(e["name"] for e in entries if e["type"] in ("id", "cluster"))
-    except (ValueError, TypeError, KeyError, AttributeError):
-        raise CorpusError(f"task {rec['task_id']}: its data_dictionary is not a list of entries with a name and "
-                          "a type") from None
+    raise CorpusError(f"task {rec['task_id']}: its data_dictionary is not a list of entries with a name and "
+                      "a type")
 
 
 def check_output_paths(corpus, benches=(), report_path=None, drop_dir=None) -> None:
