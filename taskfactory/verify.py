@@ -39,6 +39,7 @@ from .grid import Coord, Grid, load_grid
 from .plan import plan as plan_grid
 from .sandbox import Limits, run_scripts
 from .shards import FIELDS, schema
+from .scenarios import scenario_setting, use_scenario_setting
 from .script import behaviour
 from .task import Dataset, ids, record, release
 
@@ -226,10 +227,13 @@ def as_stored(rec: dict) -> dict:
 _SCHEMA = schema()
 
 
-def _check_chunk(grid_spec: dict, tasks: list[dict], limits: Limits) -> tuple[list, int, int, int]:
+def _check_chunk(grid_spec: dict, tasks: list[dict], limits: Limits,
+                 scenarios: str | None = None) -> tuple[list, int, int, int]:
     """Re-derive and compare the records of ``tasks``, then run the scripts that
     match. Returns (problems, records that match in full, scripts that
-    reproduce, tasks checked)."""
+    reproduce, tasks checked). ``scenarios`` is the caller's scenario setting (see
+    :func:`~taskfactory.scenarios.scenario_setting`)."""
+    use_scenario_setting(scenarios)
     grid = load_grid(grid_spec, source="manifest.json grid")
     problems, to_run = [], []
     records_ok = 0
@@ -354,7 +358,7 @@ def verify(corpus_dir, sample: int | None = None, jobs: int = 1, seed: int = 0,
             bad = {starts[s] + row for s, row in bad_rows}
             todo = total - len(bad) if chosen is None else len(chosen - bad)
             size = chunk_size(todo, jobs)
-            calls = (delayed(_check_chunk)(manifest["grid"], chunk, limits)
+            calls = (delayed(_check_chunk)(manifest["grid"], chunk, limits, scenario_setting())
                      for chunk in _chunks(readable, chosen, bad_rows, report, size))
             runner = Parallel(n_jobs=jobs, return_as="generator", pre_dispatch="2*n_jobs") if jobs > 1 \
                 else (lambda cs: (fn(*a, **k) for fn, a, k in cs))

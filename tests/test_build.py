@@ -415,6 +415,10 @@ def test_workers_read_the_scenarios_of_the_build_that_runs_them(tmp_path, monkey
         questions[name] = {rec["question"][:24] for rec in iter_records(tmp_path / name, columns=["question"])}
     assert questions == {"shipped": {"Does the urinary albumin"}, "edited": {"Does the URINARY albumin"},
                          "shipped again": {"Does the urinary albumin"}}
+    monkeypatch.setenv("TASKFACTORY_SCENARIOS", str(root))
+    tf.build(grid, tmp_path / "edited again", jobs=2)   # the workers last worked under the edited scenarios
+    monkeypatch.delenv("TASKFACTORY_SCENARIOS")
+    assert tf.verify(tmp_path / "shipped", jobs=2).ok
 
 
 def test_the_progress_bar_is_left_out_of_logs(tmp_path):
