@@ -372,5 +372,26 @@ def scenarios(method, as_json):
         click.echo(f"{'':<28} roles: {json.dumps(s.roles)}")
 
 
+@main.command()
+@click.argument("corpus", type=click.Path(file_okay=False))
+@click.option("-o", "--out", required=True, type=click.Path(file_okay=False), help="Folder to write (new or empty).")
+def report(corpus, out):
+    """Write an HTML report of a CORPUS: composition, calibration, traps, perturbations, floors.
+
+    Writes OUT/index.html (one self-contained page, the plots embedded), the
+    PNG plots beside it and OUT/summary.json with every number the page shows.
+    Needs matplotlib (pip install 'taskfactory[report]').
+
+    Example:
+
+        taskfactory report corpus/ -o report/
+    """
+    from .report import report as write_report
+
+    summary = write_report(corpus, out)
+    click.echo(f"wrote {Path(out) / 'index.html'} ({summary['corpus']['tasks']} tasks) and "
+               f"{Path(out) / 'summary.json'}")
+
+
 if __name__ == "__main__":
     main()

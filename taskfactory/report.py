@@ -1,0 +1,473 @@
+"""``taskfactory report``: one self-contained HTML page describing a corpus.
+
+The page has five sections, each built from the corpus's shards (only the
+small columns listed in :data:`COLUMNS`, never the CSVs or scripts) and its
+manifest:
+
+1. **Composition**: tasks per family, N, effect, prompt style, perturbation
+   and split, and the tasks each family rejected at build time.
+2. **Calibration**: for the families whose answer is a p-value, one gold
+   p-value per dataset (``data_id``: the prompt styles of a dataset share it):
+   the null p-values' histogram and Kolmogorov-Smirnov p-value against
+   uniform, the null reject rate with its 95 % Clopper-Pearson interval, the
+   borderline reject rate per N and the power (medium-effect reject rate) per N.
+3. **Traps**: the share of tasks whose tempting analysis decides otherwise,
+   per family and perturbation, and the gold z against the naive test's z.
+4. **Perturbations**: blank and impossible cells per row, and the rows the
+   canonical test analysed against the rows drawn.
+5. **Floors**: what trivial answers score: the share of tasks whose gold z
+   is at the reward's cap, the Raw score of always answering "fail to
+   reject", and the Raw score of a constant p-value per family and N fitted on
+   half of the datasets (see :func:`_floors`).
+
+``report(corpus, out)`` writes ``out/index.html`` (the plots embedded as
+base64 PNG, no network, no JavaScript), the PNG files beside it and
+``out/summary.json``, which holds every number the page shows, nested by
+section. matplotlib, numpy, pandas and scipy are imported only when a report
+is made.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+from pathlib import Path
+
+from .errors import InputError
+
+MISSING_MATPLOTLIB = "taskfactory report needs matplotlib: pip install 'taskfactory[report]'"
+#: The record columns the report reads.
+COLUMNS = ["data_id", "method", "n", "effect", "prompt_style", "perturbation", "split", "answer_kind", "alpha",
+           "gold_p", "gold_z", "gold_decision", "naive_p", "trap", "n_blank_cells", "n_impossible_values", "n_rows",
+           "n_analysed"]
+SECTIONS = ("1. Composition", "2. Calibration", "3. Traps", "4. Perturbations", "5. Floors")
+DPI = 100
+PANEL_COLUMNS = 5
+
+
+def _r(x):
+    """A float rounded to 4 significant digits (as the page shows it); None stays None."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return None
+    return float(f"{float(x):.4g}")
+
+
+def _shown(v) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def _pyplot():
+    """matplotlib's Figure class with the Agg backend, or InputError when it is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise InputError(MISSING_MATPLOTLIB) from None
+    return Figure
+
+
+def _check_out(out) -> Path:
+    out = Path(out)
+    if out.is_symlink():
+        raise InputError(f"{out}: the output folder is a symbolic link; give a new or empty folder")
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out}: the output folder exists and is not a folder; give a new or empty folder")
+    if out.is_dir() and any(out.iterdir()):
+        raise InputError(f"{out}: the output folder is not empty; give a new or empty folder")
+    return out
+
+
+def load_frame(corpus):
+    """The report's columns of every task of ``corpus`` as a pandas DataFrame."""
+    import pandas as pd
+
+    from .corpus import iter_records
+
+    return pd.DataFrame(list(iter_records(corpus, columns=COLUMNS)), columns=COLUMNS)
+
+
+# --- the numbers -------------------------------------------------------------------
+
+def _counts(series) -> dict:
+    return {str(k): int(v) for k, v in sorted(series.value_counts().items(), key=lambda kv: _key(kv[0]))}
+
+
+def _key(v):
+    return (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
+
+
+def _pvalue_tasks(df):
+    return df[(df["answer_kind"] == "p_value") & df["gold_p"].notna()]
+
+
+def _composition(df, manifest) -> dict:
+    counts = manifest.get("counts", {})
+    return {"tasks": int(len(df)),
+            "by_method": _counts(df["method"]), "by_n": _counts(df["n"]), "by_effect": _counts(df["effect"]),
+            "by_prompt_style": _counts(df["prompt_style"]), "by_perturbation": _counts(df["perturbation"]),
+            "by_split": _counts(df["split"]),
+            "rejected": int(counts.get("rejected", 0) or 0),
+            "rejected_by_method": {str(k): int(v) for k, v in sorted(counts.get("rejected_by_method", {}).items())}}
+
+
+def _rate(k: int, n: int) -> dict:
+    from scipy.stats import binomtest
+
+    if n == 0:
+        return {"datasets": 0, "rejects": 0, "reject_rate": None, "ci_low": None, "ci_high": None}
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+    return {"datasets": n, "rejects": k, "reject_rate": _r(k / n), "ci_low": _r(ci.low), "ci_high": _r(ci.high)}
+
+
+def datasets(df):
+    """One p-value task per dataset (the prompt styles of a dataset share its gold)."""
+    return _pvalue_tasks(df).drop_duplicates("data_id")
+
+
+def _calibration(df) -> dict:
+    import numpy as np
+    from scipy.stats import kstest
+
+    ds = datasets(df)
+    out = {"unit": "datasets (one per data_id)", "families": {}}
+    for method, g in sorted(ds.groupby("method"), key=lambda kv: kv[0]):
+        null = g[g["effect"] == "null"]
+        ps = null["gold_p"].to_numpy(dtype=float)
+        rej = int((null["gold_decision"] == "reject").sum())
+        fam = {"null": _rate(rej, len(ps)), "null_ks_p": _r(kstest(ps, "uniform").pvalue) if len(ps) else None,
+               "null_histogram": {"bin_edges": [_r(e) for e in np.linspace(0, 1, 11)],
+                                  "counts": [int(c) for c in np.histogram(ps, bins=10, range=(0.0, 1.0))[0]]},
+               "borderline_by_n": {}, "power_by_n": {}}
+        for effect, key in (("borderline", "borderline_by_n"), ("medium", "power_by_n")):
+            sub = g[g["effect"] == effect]
+            for n, h in sorted(sub.groupby("n"), key=lambda kv: kv[0]):
+                fam[key][str(int(n))] = _rate(int((h["gold_decision"] == "reject").sum()), len(h))
+        out["families"][method] = fam
+    return out
+
+
+def _traps(df) -> dict:
+    from .result import z_of_p
+
+    out = {"unit": "tasks", "share_by_method": {}, "share_by_method_and_perturbation": {}, "naive_vs_gold_z": {}}
+    for method, g in sorted(df.groupby("method"), key=lambda kv: kv[0]):
+        out["share_by_method"][method] = _r(g["trap"].astype(bool).mean())
+        out["share_by_method_and_perturbation"][method] = {
+            str(p): _r(h["trap"].astype(bool).mean()) for p, h in sorted(g.groupby("perturbation"), key=lambda kv: kv[0])}
+    ds = datasets(df)
+    ds = ds[ds["naive_p"].notna() & ds["gold_z"].notna()]
+    for method, g in sorted(ds.groupby("method"), key=lambda kv: kv[0]):
+        dz = [z_of_p(p) - z for p, z in zip(g["naive_p"], g["gold_z"])]
+        out["naive_vs_gold_z"][method] = {"datasets": int(len(g)), "mean_naive_minus_gold_z": _r(sum(dz) / len(dz)),
+                                          "share_naive_z_higher": _r(sum(d > 0 for d in dz) / len(dz))}
+    out["share"] = _r(df["trap"].astype(bool).mean()) if len(df) else None
+    return out
+
+
+def _perturbations(df) -> dict:
+    rows = df[df["n_rows"].notna() & (df["n_rows"] > 0)]
+    out = {"unit": "tasks with a dataset", "by_perturbation": {}}
+    for p, g in sorted(rows.groupby("perturbation"), key=lambda kv: kv[0]):
+        analysed = g[g["n_analysed"].notna()]
+        out["by_perturbation"][str(p)] = {
+            "tasks": int(len(g)),
+            "mean_blank_cells_per_row": _r((g["n_blank_cells"] / g["n_rows"]).mean()),
+            "mean_impossible_values_per_row": _r((g["n_impossible_values"] / g["n_rows"]).mean()),
+            "mean_n_analysed_over_n": _r((analysed["n_analysed"] / analysed["n"]).mean()) if len(analysed) else None}
+    return out
+
+
+def half(data_id: str) -> int:
+    """0 or 1: the half of the datasets a data id falls in, by its last hex digit."""
+    return int(data_id[-1], 16) % 2
+
+
+def _floors(df) -> dict:
+    from .answers import SCORE_Z_CAP
+    from .result import Z_CAP
+
+    pt = _pvalue_tasks(df)
+    out = {"unit": "p-value tasks", "tasks": int(len(pt)), "reward_z_cap": SCORE_Z_CAP, "record_z_cap": Z_CAP,
+           "share_at_reward_cap": _r((pt["gold_z"] >= SCORE_Z_CAP).mean()) if len(pt) else None,
+           "share_at_record_cap": _r((pt["gold_z"] >= Z_CAP).mean()) if len(pt) else None,
+           "always_fail_to_reject_raw": _r((pt["gold_decision"] == "fail to reject").mean()) if len(pt) else None,
+           "by_method": {}, "constant_p": {"by_method_and_n": {}}}
+    for method, g in sorted(pt.groupby("method"), key=lambda kv: kv[0]):
+        out["by_method"][method] = {"tasks": int(len(g)), "share_at_reward_cap": _r((g["gold_z"] >= SCORE_Z_CAP).mean()),
+                                    "always_fail_to_reject_raw": _r((g["gold_decision"] == "fail to reject").mean())}
+    halves = pt["data_id"].map(half)
+    fit, held = pt[halves == 0], pt[halves == 1]
+    right = total = 0
+    for (method, n), h in sorted(held.groupby(["method", "n"]), key=lambda kv: kv[0]):
+        f = fit[(fit["method"] == method) & (fit["n"] == n)]
+        if not len(f):
+            continue
+        p = float(f["gold_p"].median())
+        decision = (p < h["alpha"]).map({True: "reject", False: "fail to reject"})
+        k = int((decision == h["gold_decision"]).sum())
+        right, total = right + k, total + len(h)
+        out["constant_p"]["by_method_and_n"].setdefault(method, {})[str(int(n))] = {
+            "fit_tasks": int(len(f)), "constant_p": _r(p), "scored_tasks": int(len(h)), "raw": _r(k / len(h))}
+    out["constant_p"]["scored_tasks"] = total
+    out["constant_p"]["raw"] = _r(right / total) if total else None
+    return out
+
+
+def summarize(corpus) -> dict:
+    """Every number of the report of ``corpus``, nested by section."""
+    from .corpus import load_manifest
+
+    manifest = load_manifest(corpus)
+    df = load_frame(corpus)
+    return _summarize(df, manifest)
+
+
+def _summarize(df, manifest) -> dict:
+    return {"corpus": {"grid_name": manifest.get("name"), "tasks": int(len(df))},
+            "composition": _composition(df, manifest), "calibration": _calibration(df), "traps": _traps(df),
+            "perturbations": _perturbations(df), "floors": _floors(df)}
+
+
+# --- the figures -------------------------------------------------------------------
+
+def _grid(Figure, count: int, title: str):
+    cols = min(PANEL_COLUMNS, max(count, 1))
+    rows = max(1, math.ceil(count / cols))
+    fig = Figure(figsize=(max(7.0, 2.2 * cols), 1.2 + 2.0 * rows), dpi=DPI)
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax in axes[count:]:
+        ax.set_visible(False)
+    fig.suptitle(title)
+    return fig, axes
+
+
+def _histograms(Figure, summary):
+    fams = [(m, f) for m, f in summary["calibration"]["families"].items() if f["null"]["datasets"]]
+    if not fams:
+        return None
+    fig, axes = _grid(Figure, len(fams), "Null-effect gold p-values per family (10 bins on [0, 1])")
+    for ax, (m, f) in zip(axes, fams):
+        h = f["null_histogram"]
+        ax.bar(h["bin_edges"][:-1], h["counts"], width=0.1, align="edge", color="#4a78b0", edgecolor="white")
+        ax.set_title(m, fontsize=8)
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("gold p-value (probability)", fontsize=7)
+        ax.set_ylabel("datasets (count)", fontsize=7)
+        ax.tick_params(labelsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def _power(Figure, summary):
+    fams = [(m, f["power_by_n"]) for m, f in summary["calibration"]["families"].items() if f["power_by_n"]]
+    if not fams:
+        return None
+    fig = Figure(figsize=(10, 5.5), dpi=DPI)
+    ax = fig.subplots()
+    from matplotlib import colormaps
+
+    colors, styles, markers = colormaps["tab20"].colors, ("-", "--", ":"), ("o", "s", "^")
+    every_n = set()
+    for i, (m, by_n) in enumerate(fams):
+        ns = sorted(by_n, key=int)
+        every_n.update(int(n) for n in ns)
+        ax.plot([int(n) for n in ns], [by_n[n]["reject_rate"] for n in ns], label=m, linewidth=1,
+                color=colors[i % 20], linestyle=styles[(i // 20) % 3], marker=markers[(i // 20) % 3], markersize=4)
+    ax.set_xscale("log")
+    ax.set_xticks(sorted(every_n), [str(n) for n in sorted(every_n)])
+    ax.minorticks_off()
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("N (rows drawn, log scale)")
+    ax.set_ylabel("medium-effect reject rate (share of datasets)")
+    ax.set_title("Power: medium-effect reject rate by N, per family")
+    ax.legend(fontsize=6, ncol=2, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    return fig
+
+
+def _trap_scatter(Figure, df):
+    from .result import z_of_p
+
+    ds = datasets(df)
+    ds = ds[ds["naive_p"].notna() & ds["gold_z"].notna()]
+    groups = sorted(ds.groupby("method"), key=lambda kv: kv[0])
+    if not groups:
+        return None
+    fig, axes = _grid(Figure, len(groups), "Gold z against the naive test's z, per family (red: trap)")
+    for ax, (m, g) in zip(axes, groups):
+        nz = [z_of_p(p) for p in g["naive_p"]]
+        colors = ["#c0392b" if t else "#4a78b0" for t in g["trap"].astype(bool)]
+        ax.scatter(g["gold_z"], nz, s=6, c=colors)
+        ax.plot([0, 8], [0, 8], color="grey", linewidth=0.6)
+        ax.set_xlim(0, 8.3)
+        ax.set_ylim(0, 8.3)
+        ax.set_title(m, fontsize=8)
+        ax.set_xlabel("gold z (two-sided, SD units)", fontsize=7)
+        ax.set_ylabel("naive z (SD units)", fontsize=7)
+        ax.tick_params(labelsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def _analysed(Figure, df):
+    import numpy as np
+
+    rows = df[df["n_analysed"].notna()]
+    if not len(rows):
+        return None
+    fig = Figure(figsize=(7, 4), dpi=DPI)
+    ax = fig.subplots()
+    rng = np.random.default_rng(0)
+    for p, g in sorted(rows.groupby("perturbation"), key=lambda kv: kv[0]):
+        x = g["n"].to_numpy(dtype=float) * np.exp(rng.uniform(-0.04, 0.04, len(g)))
+        ax.scatter(x, g["n_analysed"], s=5, alpha=0.5, label=str(p))
+    top = float(rows["n"].max())
+    low = float(rows["n"].min()) * 0.8
+    ax.plot([low, top * 1.1], [low, top * 1.1], color="grey", linewidth=0.6, label="n_analysed = n")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("n (rows, pairs or groups drawn: the family's unit; log scale, jittered)")
+    ax.set_ylabel("n_analysed (rows the test used, log scale)")
+    ax.set_title("Rows analysed against rows drawn, by perturbation")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+# --- the page ----------------------------------------------------------------------
+
+def _table(headers, rows, caption=None) -> str:
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_shown(v))}</td>" for v in r) + "</tr>" for r in rows)
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>\n"
+
+
+def _counts_table(title, counts) -> str:
+    return _table([title, "tasks"], list(counts.items()))
+
+
+def _page(summary, images) -> str:
+    s = summary
+    c, cal, tr, pe, fl = (s["composition"], s["calibration"], s["traps"], s["perturbations"], s["floors"])
+    parts = []
+
+    def img(name, alt):
+        if name in images:
+            data = base64.b64encode(images[name]).decode("ascii")
+            parts.append(f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(alt)}">'
+                         f"<figcaption>{html.escape(alt)} ({html.escape(name)})</figcaption></figure>\n")
+
+    parts.append(f"<h2>{SECTIONS[0]}</h2>\n<p>{c['tasks']} tasks; {c['rejected']} rejected at build time.</p>\n")
+    rejected = c["rejected_by_method"]
+    parts.append(_table(["family", "tasks", "rejected"],
+                        [(m, k, rejected.get(m, 0)) for m, k in c["by_method"].items()]
+                        + [(m, 0, k) for m, k in rejected.items() if m not in c["by_method"]]))
+    parts.append('<div class="row">')
+    for key, title in (("by_n", "N"), ("by_effect", "effect"), ("by_prompt_style", "prompt style"),
+                       ("by_perturbation", "perturbation"), ("by_split", "split")):
+        parts.append(_counts_table(title, c[key]))
+    parts.append("</div>\n")
+
+    parts.append(f"<h2>{SECTIONS[1]}</h2>\n<p>Families whose answer is a p-value; one gold p-value per dataset "
+                 "(data_id), so a dataset's prompt styles count once. Under the null the p-values should be "
+                 "uniform (KS p-value against uniform) and the reject rate near alpha (95 % Clopper-Pearson "
+                 "interval). Borderline effects should reject about half the time; power should grow with N.</p>\n")
+    ns = sorted({n for f in cal["families"].values() for k in ("borderline_by_n", "power_by_n") for n in f[k]}, key=int)
+    rows = []
+    for m, f in cal["families"].items():
+        nl = f["null"]
+        rows.append([m, nl["datasets"], f["null_ks_p"], nl["reject_rate"], nl["ci_low"], nl["ci_high"]]
+                    + [f["borderline_by_n"].get(n, {}).get("reject_rate") for n in ns]
+                    + [f["power_by_n"].get(n, {}).get("reject_rate") for n in ns])
+    parts.append(_table(["family", "null datasets", "KS p (uniform)", "null reject rate", "95% CI low", "95% CI high"]
+                        + [f"borderline reject N={n}" for n in ns] + [f"power N={n}" for n in ns], rows))
+    img("calibration_null_histograms.png", "Null-effect gold p-values per family")
+    img("calibration_power.png", "Power by N per family")
+
+    parts.append(f"<h2>{SECTIONS[2]}</h2>\n<p>A trap: the naive test, or keeping the impossible values, decides "
+                 f"otherwise than the gold. Share of tasks with a trap: {_shown(tr['share'])}.</p>\n")
+    perts = sorted({p for d in tr["share_by_method_and_perturbation"].values() for p in d})
+    parts.append(_table(["family", "all"] + perts,
+                        [[m, tr["share_by_method"][m]] + [d.get(p) for p in perts]
+                         for m, d in tr["share_by_method_and_perturbation"].items()], "trap share (tasks)"))
+    parts.append(_table(["family", "datasets", "mean naive z - gold z", "share naive z higher"],
+                        [[m, d["datasets"], d["mean_naive_minus_gold_z"], d["share_naive_z_higher"]]
+                         for m, d in tr["naive_vs_gold_z"].items()], "naive z (z of naive_p, capped at 8) vs gold z"))
+    img("traps_z_scatter.png", "Gold z against naive z per family")
+
+    parts.append(f"<h2>{SECTIONS[3]}</h2>\n<p>Per perturbation kind, over tasks with a dataset: blank cells and "
+                 "impossible values per row of the CSV, and rows the canonical test analysed over n (n counts the "
+                 "family's unit, per group or per cluster for some families, so the ratio can exceed 1).</p>\n")
+    parts.append(_table(["perturbation", "tasks", "blank cells / row", "impossible values / row", "n_analysed / n"],
+                        [[p, d["tasks"], d["mean_blank_cells_per_row"], d["mean_impossible_values_per_row"],
+                          d["mean_n_analysed_over_n"]] for p, d in pe["by_perturbation"].items()]))
+    img("perturbations_n_analysed.png", "Rows analysed against rows drawn")
+
+    cp = fl["constant_p"]
+    parts.append(f"<h2>{SECTIONS[4]}</h2>\n<p>What trivial answers score on the {fl['tasks']} p-value tasks. "
+                 f"Share of tasks whose gold z is at the reward's cap of {_shown(fl['reward_z_cap'])} "
+                 f"(any smaller p-value scores the same): {_shown(fl['share_at_reward_cap'])}; at the record's "
+                 f"cap of {_shown(fl['record_z_cap'])}: {_shown(fl['share_at_record_cap'])}. Raw score of always "
+                 f"answering \"fail to reject\": {_shown(fl['always_fail_to_reject_raw'])}.</p>\n"
+                 "<p>Constant-p baseline: the tasks are split in two halves by the last hex digit of their "
+                 "data_id (even: fit, odd: scored). Per family and N, the median gold p-value of the fit half is "
+                 "answered for every task of the scored half; its Raw score is the share whose decision at alpha "
+                 f"matches the gold: {_shown(cp['raw'])} over {cp['scored_tasks']} scored tasks.</p>\n")
+    parts.append(_table(["family", "p-value tasks", "share at reward z cap", "always fail to reject Raw"],
+                        [[m, d["tasks"], d["share_at_reward_cap"], d["always_fail_to_reject_raw"]]
+                         for m, d in fl["by_method"].items()]))
+    parts.append(_table(["family", "N", "fit tasks", "constant p", "scored tasks", "Raw"],
+                        [[m, n, d["fit_tasks"], d["constant_p"], d["scored_tasks"], d["raw"]]
+                         for m, by_n in cp["by_method_and_n"].items() for n, d in by_n.items()],
+                        "constant-p baseline per family and N"))
+
+    name = s["corpus"]["grid_name"]
+    title = f"taskfactory report: {name}" if name else "taskfactory report"
+    style = ("body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em}"
+             "table{border-collapse:collapse;margin:0.5em 1em 1em 0;font-size:13px;vertical-align:top}"
+             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child,th:first-child"
+             "{text-align:left}caption{font-weight:bold;text-align:left}.row{display:flex;flex-wrap:wrap;"
+             "align-items:flex-start}img{max-width:100%}")
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body>\n<h1>{html.escape(title)}</h1>\n"
+            f"<p>{s['corpus']['tasks']} tasks. Every number on this page is in summary.json.</p>\n"
+            + "".join(parts) + "</body></html>\n")
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def report(corpus, out) -> dict:
+    """Write the report of ``corpus`` into the new or empty folder ``out``:
+    ``index.html``, its PNG figures and ``summary.json``. Returns the summary."""
+    from .corpus import atomic_write_text, load_manifest
+
+    Figure = _pyplot()
+    manifest = load_manifest(corpus)
+    out = _check_out(out)
+    df = load_frame(corpus)
+    summary = _summarize(df, manifest)
+    figures = {"calibration_null_histograms.png": _histograms(Figure, summary),
+               "calibration_power.png": _power(Figure, summary),
+               "traps_z_scatter.png": _trap_scatter(Figure, df),
+               "perturbations_n_analysed.png": _analysed(Figure, df)}
+    images = {name: _png(fig) for name, fig in figures.items() if fig is not None}
+    out.mkdir(parents=True, exist_ok=True)
+    for name, data in images.items():
+        (out / name).write_bytes(data)
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=1) + "\n")
+    atomic_write_text(out / "index.html", _page(summary, images))
+    return summary
