@@ -250,6 +250,14 @@ def _grid(Figure, count: int, title: str):
     return fig, axes
 
 
+def _panel(ax, title: str, xlabel: str, ylabel: str) -> None:
+    """Title and axis labels of one small panel of a grid."""
+    ax.set_title(title, fontsize=8)
+    ax.set_xlabel(xlabel, fontsize=7)
+    ax.set_ylabel(ylabel, fontsize=7)
+    ax.tick_params(labelsize=7)
+
+
 def _histograms(Figure, summary):
     fams = [(m, f) for m, f in summary["calibration"]["families"].items() if f["null"]["datasets"]]
     if not fams:
@@ -258,11 +266,8 @@ def _histograms(Figure, summary):
     for ax, (m, f) in zip(axes, fams):
         h = f["null_histogram"]
         ax.bar(h["bin_edges"][:-1], h["counts"], width=0.1, align="edge", color="#4a78b0", edgecolor="white")
-        ax.set_title(m, fontsize=8)
         ax.set_xlim(0, 1)
-        ax.set_xlabel("gold p-value (probability)", fontsize=7)
-        ax.set_ylabel("datasets (count)", fontsize=7)
-        ax.tick_params(labelsize=7)
+        _panel(ax, m, "gold p-value (probability)", "datasets (count)")
     fig.tight_layout()
     return fig
 
@@ -310,10 +315,7 @@ def _trap_scatter(Figure, df):
         ax.plot([0, 8], [0, 8], color="grey", linewidth=0.6)
         ax.set_xlim(0, 8.3)
         ax.set_ylim(0, 8.3)
-        ax.set_title(m, fontsize=8)
-        ax.set_xlabel("gold z (two-sided, SD units)", fontsize=7)
-        ax.set_ylabel("naive z (SD units)", fontsize=7)
-        ax.tick_params(labelsize=7)
+        _panel(ax, m, "gold z (two-sided, SD units)", "naive z (SD units)")
     fig.tight_layout()
     return fig
 
