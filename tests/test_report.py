@@ -151,9 +151,10 @@ def test_the_page_renders_in_headless_chromium(written):
     if browser is None:
         pytest.skip("chromium is not installed (needed to render index.html headless)")
     url = Path(written / "index.html").resolve().as_uri()
-    run = subprocess.run([browser, "--headless", "--disable-gpu", "--no-sandbox", "--dump-dom", url],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run([browser, "--headless", "--disable-gpu", "--no-sandbox", "--enable-logging=stderr",
+                          "--dump-dom", url], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
+    assert [line for line in run.stderr.splitlines() if ":CONSOLE(" in line] == []   # the page logged nothing
     for heading in SECTIONS:
         assert heading in run.stdout
     assert run.stdout.count("<img") == len(list(written.glob("*.png")))
