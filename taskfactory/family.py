@@ -62,6 +62,8 @@ DESIGN_KINDS = ("cluster", "unit", "period")
 #: a panel or repeated-measures design (each measured in several periods or
 #: conditions, one row per measurement).
 N_UNITS = ("rows", "clusters", "units")
+#: What a family's gold p-value does under the null (see ``Family.null_p``).
+NULL_P = ("uniform", "discrete", "adjusted", "conservative")
 
 
 #: How far stated shares may sum from 1 (R's chisq.test: sqrt(.Machine$double.eps)).
@@ -203,6 +205,13 @@ class Family(ABC):
         """The record's ``gold`` struct from the canonical result (by default a
         p-value and its decision at ``alpha``)."""
         return self.answer.gold(p_value=result.pvalue, decision=result.decision(alpha))
+
+    #: What the gold p-value does when the null holds: "uniform"; "discrete"
+    #: (an exact test of sparse counts: discrete and conservative);
+    #: "adjusted" (multiplicity-adjusted: at least the raw p, conservative by
+    #: construction); "conservative" (a continuity correction). Calibration
+    #: checks and reports expect uniform null p-values only of "uniform".
+    null_p: ClassVar[str] = "uniform"
 
     # -- naive test -----------------------------------------------------------------
     naive_method: ClassVar[str | None] = None
@@ -373,3 +382,5 @@ class Family(ABC):
             raise ValueError(f"family '{cls.name}': question_words must map lowercase names (not 'n') to texts")
         if cls.n_unit not in N_UNITS:
             raise ValueError(f"family '{cls.name}': n_unit ({cls.n_unit!r}) must be one of {', '.join(N_UNITS)}")
+        if cls.null_p not in NULL_P:
+            raise ValueError(f"family '{cls.name}': null_p ({cls.null_p!r}) must be one of {', '.join(NULL_P)}")

@@ -50,14 +50,17 @@ def dataset(grid, method, scenario, n, effect="null", seed=0, style="basic", per
 #: correction): the R call of the uncorrected accepted alternative, whose
 #: p-values are the uniform ones under the null.
 CONSERVATIVE = {"two_proportion_z": "prop.test(successes, totals, correct = FALSE)"}
-#: Exact tests of sparse counts: their null p-values are discrete and conservative,
-#: and no accepted test is uniform either; the null check is the type I error alone.
-DISCRETE = {"fisher_exact", "binomial_exact", "mcnemar"}
-#: Families whose gold is a multiplicity-adjusted p-value (p.adjust over a
-#: panel of tests): at least the target's raw p-value, so conservative by
-#: construction; the p-value uniform under the null is the raw one, their naive
-#: test's (tests/methods/test_<name>.py checks that the gold rejects less).
-ADJUSTED = {"holm_adjusted", "bh_fdr"}
+#: Exact tests of sparse counts (``null_p = "discrete"``): their null p-values are
+#: discrete and conservative, and no accepted test is uniform either; the null
+#: check is the type I error alone.
+DISCRETE = {f.name for f in tf.families() if f.null_p == "discrete"}
+#: Families whose gold is a multiplicity-adjusted p-value (``null_p = "adjusted"``,
+#: p.adjust over a panel of tests): at least the target's raw p-value, so
+#: conservative by construction; the p-value uniform under the null is the raw
+#: one, their naive test's (tests/methods/test_<name>.py checks that the gold
+#: rejects less).
+ADJUSTED = {f.name for f in tf.families() if f.null_p == "adjusted"}
+assert set(CONSERVATIVE) == {f.name for f in tf.families() if f.null_p == "conservative"}
 
 
 def null_p(method: str, ds: Dataset) -> float:

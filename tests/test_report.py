@@ -104,6 +104,7 @@ def test_summary_numbers_match_the_shards(written, table):
     assert cal["reject_rate"] == pytest.approx(cal["rejects"] / len(null), rel=1e-3)
     assert cal["ci_low"] <= cal["reject_rate"] <= cal["ci_high"]
     assert "wilson_ci" not in summary["calibration"]["families"]   # a closed-form answer, no p-value
+    assert summary["calibration"]["families"]["welch_t"]["null_p_expected"] == "uniform"
 
     traps = summary["traps"]
     assert traps["share"] == pytest.approx(sum(r["trap"] for r in rows) / len(rows), rel=1e-3)

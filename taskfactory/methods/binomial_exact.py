@@ -105,6 +105,7 @@ class BinomialExact(Family):
     title = "Exact binomial test"
     category = "proportions"
     question_kind = "one_proportion"
+    null_p = "discrete"
     canonical = "binom.test(sum(outcome == positive), n, p = p0)"
     test_name = BINOMIAL
     roles = {"outcome": "category", "positive": "level", "p0": "value"}

@@ -163,6 +163,7 @@ class FisherExact(Family):
     title = "Fisher's exact test"
     category = "proportions"
     question_kind = "two_proportions"
+    null_p = "discrete"
     canonical = "fisher.test(table(group, outcome))"
     test_name = FISHER
     roles = {"outcome": "category", "group": "category", "positive": "level"}

@@ -143,6 +143,7 @@ class MarkerPanel(Family):
 
     category = "multiple testing"
     question_kind = "biomarker_panel"
+    null_p = "adjusted"
     roles = {"group": "category", "markers": "columns", "target": "numeric"}
     min_n = 24
     dgp_keys = ("panel",)

@@ -113,6 +113,7 @@ class McNemar(Family):
     title = "McNemar's test"
     category = "paired"
     question_kind = "paired_binary"
+    null_p = "discrete"
     canonical = "mcnemar.test(table(before, after))"
     test_name = MCNEMAR
     roles = {"before": "category", "after": "category", "positive": "level"}

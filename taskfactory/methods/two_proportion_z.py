@@ -107,6 +107,7 @@ class TwoProportionZ(Family):
     title = "Two-sample test of equal proportions"
     category = "proportions"
     question_kind = "two_proportions"
+    null_p = "conservative"
     canonical = "prop.test(successes, totals)"
     test_name = PROP_TEST
     roles = {"outcome": "category", "group": "category", "positive": "level"}
