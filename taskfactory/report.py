@@ -34,6 +34,7 @@ import html
 import io
 import json
 import math
+import tempfile
 from pathlib import Path
 
 from .errors import InputError
@@ -75,14 +76,28 @@ def _pyplot():
     return Figure
 
 
-def _check_out(out) -> Path:
+def _check_out(corpus, out) -> Path:
+    """``out`` as a folder the report may write: new or empty, outside the
+    corpus (whose files are listed, so a file planted there would make it fail
+    verify), writable."""
     out = Path(out)
+    inside = Path(corpus).resolve()
+    if out.resolve() == inside or inside in out.resolve().parents:
+        raise InputError(f"{out}: the output folder would go inside the corpus {corpus}; give a folder outside it")
     if out.is_symlink():
         raise InputError(f"{out}: the output folder is a symbolic link; give a new or empty folder")
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: the output folder exists and is not a folder; give a new or empty folder")
     if out.is_dir() and any(out.iterdir()):
         raise InputError(f"{out}: the output folder is not empty; give a new or empty folder")
+    existing = next(p for p in (out.absolute(), *out.absolute().parents) if p.exists())
+    if not existing.is_dir():
+        raise InputError(f"{out}: {existing} is not a folder; give a new or empty folder")
+    try:   # try it: permission bits say nothing to root or on a read-only file system
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write in {existing} ({exc.strerror or exc})") from None
     return out
 
 
@@ -471,7 +486,7 @@ def report(corpus, out) -> dict:
 
     Figure = _pyplot()
     manifest = load_manifest(corpus)
-    out = _check_out(out)
+    out = _check_out(corpus, out)
     df = load_frame(corpus)
     summary = _summarize(df, manifest)
     figures = {"calibration_null_histograms.png": _histograms(Figure, summary),

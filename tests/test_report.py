@@ -130,6 +130,20 @@ def test_a_non_empty_output_folder_is_refused(corpus, tmp_path):
     assert [p.name for p in out.iterdir()] == ["keep.txt"] and (out / "keep.txt").read_text() == "mine"
 
 
+def test_an_output_folder_inside_the_corpus_or_under_a_file_is_refused(corpus, tmp_path):
+    """The corpus lists its files: a report written inside it would make verify and --overwrite refuse it."""
+    before = sorted(p.relative_to(corpus) for p in corpus.rglob("*"))
+    inside = CliRunner().invoke(main, ["report", str(corpus), "-o", str(corpus / "site")])
+    assert inside.exit_code == 2
+    assert inside.output == (f"error: {corpus / 'site'}: the output folder would go inside the corpus {corpus}; "
+                             "give a folder outside it\n")
+    assert sorted(p.relative_to(corpus) for p in corpus.rglob("*")) == before
+    (tmp_path / "file").write_text("x")
+    under = CliRunner().invoke(main, ["report", str(corpus), "-o", str(tmp_path / "file" / "site")])
+    assert under.exit_code == 2
+    assert under.output == f"error: {tmp_path / 'file' / 'site'}: {tmp_path / 'file'} is not a folder; give a new or empty folder\n"
+
+
 def test_without_matplotlib_the_command_says_how_to_install_it(corpus, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     out = tmp_path / "site"
