@@ -16,6 +16,7 @@ from ..kit import split_sizes
 from ..result import TestResult
 from ._common import grouped, require
 from ._names import WELCH_ANOVA
+from ._dist import chi2_sf, f_sf
 
 MIN_LEVELS, MAX_LEVELS = 3, 5
 ANOVA = "One-way analysis of means"
@@ -125,7 +126,7 @@ def oneway(condition, data, var_equal: bool) -> TestResult:
         statistic = float(np.sum(w * (m_i - centre) ** 2) / ((k - 1) * (1.0 + 2.0 * (k - 2) * tmp)))
         df = (float(k - 1), 1.0 / (3.0 * tmp))
         method = WELCH
-    pvalue = float(stats.f.sf(statistic, df[0], df[1]))
+    pvalue = float(f_sf(statistic, df[0], df[1]))
     return TestResult(statistic=statistic, pvalue=pvalue, method=method, df=df, n=int(n_i.sum()),
                       statistic_name="F")
 
@@ -150,7 +151,7 @@ def kruskal(condition, data) -> TestResult:
     ties = ties.astype(float)
     statistic = (12.0 * np.sum(rank_sums**2 / sizes) / (n * (n + 1.0)) - 3.0 * (n + 1.0))
     statistic = float(statistic / (1.0 - np.sum(ties**3 - ties) / (n**3 - n)))
-    pvalue = float(stats.chi2.sf(statistic, k - 1))
+    pvalue = float(chi2_sf(statistic, k - 1))
     return TestResult(statistic=statistic, pvalue=pvalue, method=KRUSKAL, df=(float(k - 1),), n=int(n),
                       statistic_name="Kruskal-Wallis chi-squared")
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
-from scipy import stats
 
 from ..errors import DataError
 from ..result import TestResult
 from ..scenarios import require_number
+from ._dist import chi2_sf
 
 
 def require(ok: bool, reason: str) -> None:
@@ -28,10 +27,9 @@ def grouped(data, outcome: str, group: str, k: int | None = None, min_size: int 
     Returns ``(levels, [arrays])``. Raises :class:`DataError` when the number
     of levels is not ``k`` or a group has fewer than ``min_size`` values.
     """
-    codes, uniques = pd.factorize(data[group], use_na_sentinel=False)
-    names = [str(u) for u in uniques]   # each value as its text, as R's factor() takes it
-    levels = sorted(set(names))
-    codes = np.array([levels.index(name) for name in names], dtype=np.intp)[codes]
+    labels = np.asarray(data[group]).astype(str)   # each value as its text, as R's factor() takes it
+    levels, codes = np.unique(labels, return_inverse=True)   # sorted by code point, as Python sorts text
+    levels = levels.tolist()
     if k is not None:
         require(len(levels) == k, f"'{group}' has {len(levels)} levels, the test needs {k}")
     y = numeric(data, outcome)
@@ -100,6 +98,6 @@ def chisq_yates(table: np.ndarray,
     require(bool(np.all(expected > 0)), "a margin of the table is empty")
     yates = min(0.5, float(np.min(np.abs(observed - expected))))
     statistic = float(np.sum((np.abs(observed - expected) - yates) ** 2 / expected))
-    return TestResult(statistic=statistic, pvalue=float(stats.chi2.sf(statistic, 1)),
+    return TestResult(statistic=statistic, pvalue=float(chi2_sf(statistic, 1)),
                       method=method, df=(1.0,),
                       n=int(observed.sum()), statistic_name="X-squared")

@@ -18,6 +18,7 @@ from scipy import stats
 from ..result import TestResult
 from ..scenarios import require_number
 from ._common import numeric, require
+from ._dist import norm_cdf, norm_sf, t_sf
 
 PEARSON_METHOD = "Pearson's product-moment correlation"
 
@@ -50,7 +51,7 @@ def t_pvalue(r: float, n: int) -> tuple[float, float]:
     if r * r >= 1.0:
         return math.copysign(math.inf, r), 0.0
     t = math.sqrt(df) * r / math.sqrt(1.0 - r * r)
-    return t, float(min(1.0, 2.0 * stats.t.sf(abs(t), df)))
+    return t, float(min(1.0, 2.0 * t_sf(abs(t), df)))
 
 
 def pearson_test(condition, data) -> TestResult:
@@ -119,7 +120,7 @@ def kendall_test(condition, data) -> TestResult:
              + float(np.sum(tx * (tx - 1) * (tx - 2))) * float(np.sum(ty * (ty - 1) * (ty - 2)))
              / (9.0 * n * (n - 1) * (n - 2)))
     z = s / math.sqrt(var_s)
-    p = 2.0 * min(stats.norm.cdf(z), stats.norm.sf(z))
+    p = 2.0 * min(norm_cdf(z), norm_sf(z))
     return TestResult(statistic=z, pvalue=float(p), method=KENDALL_METHOD, estimate=r, n=n, statistic_name="z")
 
 
@@ -170,7 +171,7 @@ def prho(n: int, s: float, lower: bool) -> float:
     u = x * b * (c[0] + b * (c[1] + c[2] * b) + y * (-c[3] + b * (c[4] + c[5] * b) - y * b * (
         c[6] + c[7] * b - y * (c[8] - c[9] * b + y * b * (c[10] - c[11] * y)))))
     u /= math.exp(y / 2.0)
-    p = stats.norm.cdf(x) - u if lower else stats.norm.sf(x) + u
+    p = norm_cdf(x) - u if lower else norm_sf(x) + u
     return float(min(1.0, max(0.0, p)))
 
 

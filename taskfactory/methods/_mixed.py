@@ -37,12 +37,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 from scipy.optimize import brentq, minimize_scalar
 
 from ..errors import DataError
 from ..result import Term
 from ._models import _design, group_codes
+from ._dist import t_sf
 
 SINGULAR_TOL = 1e-4  # lmerControl()$checkConv$check.conv.singular$tol: theta below it is "boundary (singular) fit"
 GRAD_TOL = 2e-3  # check.conv.grad$tol: the scaled gradient of the criterion at lme4's theta
@@ -1127,7 +1127,7 @@ def lmer_terms(y, X, names, cluster) -> tuple[list[Term], dict]:
     beta = d["beta"]
     se = np.sqrt(var)
     t = beta / se
-    pv = 2.0 * stats.t.sf(np.abs(t), ddf)
+    pv = 2.0 * t_sf(np.abs(t), ddf)
     terms = [Term(nm, float(b), float(s), float(tt), float(pp), float(df))
              for nm, b, s, tt, pp, df in zip(names, beta, se, t, pv, ddf)]
     info = {"sigma2": sigma2, "tau2": sigma2 * theta * theta, "theta": theta, "reml": d["dev"],

@@ -31,6 +31,7 @@ from scipy.special import digamma, gammaln, xlogy, zeta  # zeta(2, x) is trigamm
 
 from ..errors import DataError
 from ..result import Term
+from ._dist import norm_sf, t_sf
 
 EPS = float(np.finfo(float).eps)  # .Machine$double.eps
 LM_TOL = 1e-7  # lm()'s tolerance for a (nearly) collinear column
@@ -203,7 +204,7 @@ def lm_terms(y, X, names, vcov: str = "classical", cluster=None) -> list[Term]:
         raise ValueError(f"vcov ({vcov!r}) must be 'classical', 'HC3' or 'CL'")
     se = np.sqrt(np.diag(cov))
     t = beta / se
-    pv = 2.0 * stats.t.sf(np.abs(t), df)
+    pv = 2.0 * t_sf(np.abs(t), df)
     return [Term(nm, float(b), float(s), float(tt), float(pp), float(df))
             for nm, b, s, tt, pp in zip(names, beta, se, t, pv)]
 
@@ -232,7 +233,7 @@ def ivreg_terms(y, X, names, Z) -> list[Term]:
     df = n - p
     se = np.sqrt(np.diag(rinv @ rinv.T) * float(resid @ resid) / df)
     t = beta / se
-    pv = 2.0 * stats.t.sf(np.abs(t), df)
+    pv = 2.0 * t_sf(np.abs(t), df)
     return [Term(nm, float(b), float(s), float(tt), float(pp), float(df))
             for nm, b, s, tt, pp in zip(names, beta, se, t, pv)]
 
@@ -263,7 +264,7 @@ def within_terms(y, X, names, unit) -> list[Term]:
     resid = yc - Xc @ beta
     se = np.sqrt(np.diag(rinv @ rinv.T) * float(resid @ resid) / df)
     t = beta / se
-    pv = 2.0 * stats.t.sf(np.abs(t), df)
+    pv = 2.0 * t_sf(np.abs(t), df)
     return [Term(nm, float(b), float(s), float(tt), float(pp), float(df))
             for nm, b, s, tt, pp in zip(names, beta, se, t, pv)]
 
@@ -507,7 +508,7 @@ def _z_terms(names, coef, rinv) -> list[Term]:
     """Wald z rows with dispersion 1, as summary.glm prints them."""
     se = np.sqrt(np.einsum("ij,ij->i", rinv, rinv))
     z = coef / se
-    pv = 2.0 * stats.norm.sf(np.abs(z))
+    pv = 2.0 * norm_sf(np.abs(z))
     return [Term(nm, float(b), float(s), float(zz), float(pp), None)
             for nm, b, s, zz, pp in zip(names, coef, se, z, pv)]
 

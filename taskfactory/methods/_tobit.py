@@ -24,12 +24,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 from scipy.special import log_ndtr
 
 from ..errors import DataError
 from ..result import Term
 from ._models import LM_TOL, _design, _qr_r
+from ._dist import norm_sf
 
 MAXIT = 100
 TOLER_CHOL = 1e-10  # survreg.control()$toler.chol, here on the information scaled to unit diagonal
@@ -175,7 +175,7 @@ def tobit_terms(y, X, names, left: float = 0.0) -> tuple[list[Term], dict]:
     cov = Linv.T @ Linv
     se = np.sqrt(np.diag(cov))
     z = par / se
-    pv = 2.0 * stats.norm.sf(np.abs(z))
+    pv = 2.0 * norm_sf(np.abs(z))
     terms = [Term(nm, float(b), float(s), float(zz), float(pp), None)
              for nm, b, s, zz, pp in zip(names, par[:p], se[:p], z[:p], pv[:p])]
     out = {"log_scale": float(par[p]), "se_log_scale": float(se[p]), "scale": math.exp(par[p]),

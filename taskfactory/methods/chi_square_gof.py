@@ -17,7 +17,6 @@ that Cohen's w is exactly the effect.
 import math
 
 import numpy as np
-from scipy import stats
 
 from ..effects import chi2_noncentrality
 from ..family import Family
@@ -28,6 +27,7 @@ from ..scenarios import require_number
 from . import _describe
 from ._common import require
 from ._names import CHI_SQUARE_GOF
+from ._dist import chi2_sf
 
 METHOD = "Chi-squared test for given probabilities"
 #: The smallest stated share a scenario may give: at the minimum N every level expects 6.
@@ -109,7 +109,7 @@ class ChiSquareGof(Family):
                                               "R warns that the chi-square approximation may be incorrect")
         statistic = float(np.sum((counts - expected) ** 2 / expected))
         df = len(stated) - 1
-        return TestResult(statistic=statistic, pvalue=float(stats.chi2.sf(statistic, df)), method=METHOD,
+        return TestResult(statistic=statistic, pvalue=float(chi2_sf(statistic, df)), method=METHOD,
                           df=(float(df),), n=int(counts.sum()), statistic_name="X-squared")
 
     def effect_for_z(self, z, n, params):

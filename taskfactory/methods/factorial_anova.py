@@ -14,7 +14,6 @@ N f^2. There is no tempting wrong test of the same data.
 """
 
 import numpy as np
-from scipy import stats
 
 from ..effects import f_noncentrality
 from ..family import Family
@@ -25,6 +24,7 @@ from ..scenarios import require_direction
 from . import _describe
 from ._common import check_location, require
 from ._names import FACTORIAL
+from ._dist import f_sf
 
 MAIN_EFFECT = 0.5
 
@@ -59,7 +59,7 @@ def interaction_f(y: np.ndarray, a: np.ndarray, b: np.ndarray) -> TestResult:
     df_resid = n - 4
     require(rss_full > 0.0, "the outcome has no variation within the cells")
     statistic = (rss_additive - rss_full) / (rss_full / df_resid)
-    return TestResult(statistic=float(statistic), pvalue=float(stats.f.sf(statistic, 1, df_resid)),
+    return TestResult(statistic=float(statistic), pvalue=float(f_sf(statistic, 1, df_resid)),
                       method="Analysis of Variance Table (a:b)", df=(1.0, float(df_resid)), n=n,
                       statistic_name="F value")
 

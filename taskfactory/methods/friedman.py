@@ -25,6 +25,7 @@ from . import _describe
 from ._anova import level_count, oneway, unit_pattern, validate_groups
 from ._common import check_location, require
 from ._names import CLASSICAL_ANOVA, FRIEDMAN
+from ._dist import chi2_sf, norm_cdf
 
 SUBJECT_SD = (0.3, 0.8)
 
@@ -67,7 +68,7 @@ def friedman(y: np.ndarray) -> TestResult:
     denominator = n * k * (k + 1) - ties / (k - 1)
     require(denominator > 0, "every subject has the same value under every condition")
     statistic = 12.0 * float(np.sum((ranks.sum(axis=0) - n * (k + 1) / 2.0) ** 2)) / denominator
-    return TestResult(statistic=statistic, pvalue=float(stats.chi2.sf(statistic, k - 1)),
+    return TestResult(statistic=statistic, pvalue=float(chi2_sf(statistic, k - 1)),
                       method="Friedman rank sum test", df=(float(k - 1),), n=n * k,
                       statistic_name="Friedman chi-squared")
 
@@ -122,7 +123,7 @@ class Friedman(Family):
         target = chi2_noncentrality(z, k - 1)
 
         def gap(f):
-            p = stats.norm.cdf(f * (pattern[:, None] - pattern[None, :]) / np.sqrt(2.0))
+            p = norm_cdf(f * (pattern[:, None] - pattern[None, :]) / np.sqrt(2.0))
             expected = 1.0 + p.sum(axis=1) - 0.5   # the diagonal adds 1/2
             return 12.0 * n / (k * (k + 1)) * float(np.sum((expected - (k + 1) / 2.0) ** 2)) - target
 

@@ -8,11 +8,11 @@ rests on rounding.
 """
 
 import numpy as np
-from scipy import stats
 
 from ..answers import COUNT
 from ..registry import register
 from ._closed import ClosedForm
+from ._dist import norm_sf
 
 #: The family-wise error rate the questions state.
 FWER = 0.05
@@ -57,7 +57,7 @@ class Holm(ClosedForm):
             m = int(rng.integers(low, high + 1))
             real = rng.random(m) < ALTERNATIVE_SHARE
             z = np.where(real, rng.uniform(*ALTERNATIVE_Z, m) + rng.normal(0.0, 1.0, m), 0.0)
-            p = np.where(real, 2.0 * stats.norm.sf(np.abs(z)), rng.random(m))
+            p = np.where(real, 2.0 * norm_sf(np.abs(z)), rng.random(m))
             shown = [f"{float(v):.4g}" for v in p]
             values = [float(s) for s in shown]
             if min(values) > 0.0 and not _near_threshold(values):

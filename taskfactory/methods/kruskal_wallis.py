@@ -18,6 +18,7 @@ from ._names import CLASSICAL_ANOVA, KRUSKAL_WALLIS
 from . import _describe
 from ._common import check_location
 from ._anova import draw_shares, level_count, kruskal, oneway, unit_pattern, validate_groups
+from ._dist import norm_cdf
 
 MIN_GROUP = 4
 
@@ -80,7 +81,7 @@ class KruskalWallis(Family):
         target = chi2_noncentrality(z, len(sizes) - 1)
 
         def noncentrality(f):
-            p = stats.norm.cdf(f * (pattern[:, None] - pattern[None, :]) / np.sqrt(2.0))
+            p = norm_cdf(f * (pattern[:, None] - pattern[None, :]) / np.sqrt(2.0))
             excess = (p - 0.5) @ sizes
             return 12.0 / (n * (n + 1.0)) * float(np.sum(sizes * excess**2)) - target
 

@@ -29,6 +29,7 @@ from ..scenarios import require_direction
 from . import _describe
 from ._common import chisq_yates, require
 from ._names import MCNEMAR, PROP_TEST
+from ._dist import chi2_sf, norm_cdf, norm_sf
 
 CRITICAL = float(stats.chi2.isf(0.05, 1))
 DISCORDANT = (0.15, 0.4)
@@ -70,7 +71,7 @@ def mcnemar(up: int, down: int, n: int) -> TestResult:
     corrected = up != down   # R corrects only an asymmetric table
     statistic = (abs(up - down) - (1.0 if corrected else 0.0)) ** 2 / (up + down)
     method = "McNemar's Chi-squared test" + (" with continuity correction" if corrected else "")
-    return TestResult(statistic=float(statistic), pvalue=float(stats.chi2.sf(statistic, 1)), method=method,
+    return TestResult(statistic=float(statistic), pvalue=float(chi2_sf(statistic, 1)), method=method,
                       df=(1.0,), n=n, statistic_name="McNemar's chi-squared")
 
 
@@ -100,7 +101,7 @@ def power(n: int, discordant: float, toward: float) -> float:
     if mean > EXACT_PAIRS:
         shift, spread = mean * (2.0 * toward - 1.0), math.sqrt(4.0 * mean * toward * (1.0 - toward))
         edge = 1.0 + math.sqrt(CRITICAL * mean)
-        return float(stats.norm.sf((edge - shift) / spread) + stats.norm.cdf((-edge - shift) / spread))
+        return float(norm_sf((edge - shift) / spread) + norm_cdf((-edge - shift) / spread))
     ms = np.arange(max(1, int(mean - 8 * sd)), min(n, int(math.ceil(mean + 8 * sd))) + 1)
     weights = stats.binom.pmf(ms, n, discordant)
     splits = stats.binom.pmf(np.arange(ms[-1] + 1), ms[:, None], toward)   # one call; row i beyond ms[i] unused

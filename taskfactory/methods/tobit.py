@@ -24,6 +24,7 @@ from ._models import model_matrix
 from ._names import OLS, TOBIT
 from ._regression import LinearRegression, coefficients
 from ._tobit import tobit_terms
+from ._dist import norm_cdf, norm_sf
 
 METHOD = "Tobit regression (AER::tobit, left = 0), Wald z test of the coefficient"
 #: Range of the expected share of rows at 0, drawn per dataset.
@@ -68,7 +69,7 @@ def information(effect, params, nodes=40):
     c, u = c.ravel(), u.ravel()
     x = rho * c + np.sqrt(1.0 - rho * rho) * u
     m = -params["censoring_z"] * spread + slope * x + gamma * c  # the latent mean of a row
-    pdf, cdf, sf = stats.norm.pdf(m), stats.norm.cdf(m), stats.norm.sf(m)
+    pdf, cdf, sf = stats.norm.pdf(m), norm_cdf(m), norm_sf(m)
     ratio = pdf * pdf / np.maximum(sf, 1e-300)
     a = -(m * pdf - ratio - cdf)
     b = 0.5 * (m * m * pdf + pdf - m * ratio)

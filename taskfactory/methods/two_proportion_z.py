@@ -20,7 +20,6 @@ scale.
 import math
 
 import numpy as np
-from scipy import stats
 
 from ..effects import Z_BORDERLINE
 from ..kit import column_spec, finish, labels_for, split_sizes
@@ -31,6 +30,7 @@ from . import _describe
 from ..result import TestResult
 from ..scenarios import require_direction
 from ._common import counts_2x2, require
+from ._dist import chi2_sf
 
 MIN_N = 60
 MIN_EXPECTED = 10.0
@@ -85,7 +85,7 @@ def prop_test(condition, data, correct: bool) -> TestResult:
     yates = min(0.5, abs(x[0] / n[0] - x[1] / n[1]) / float(np.sum(1.0 / n))) if correct else 0.0
     statistic = float(np.sum((np.abs(observed - expected) - yates) ** 2 / expected))
     method = f"2-sample test for equality of proportions {'with' if correct else 'without'} continuity correction"
-    return TestResult(statistic=statistic, pvalue=float(stats.chi2.sf(statistic, 1)), method=method, df=(1.0,),
+    return TestResult(statistic=statistic, pvalue=float(chi2_sf(statistic, 1)), method=method, df=(1.0,),
                       estimate=float(x[0] / n[0] - x[1] / n[1]), n=int(n.sum()), statistic_name="X-squared")
 
 
