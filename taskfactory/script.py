@@ -150,16 +150,19 @@ def behaviour(script: str) -> str:
     return script if at < 0 else script[at:]
 
 
-def render(task_id: str, generate, condition: dict, seed: int, spawn_key: tuple, task_meta: dict) -> str:
-    """The full text of one task's script."""
-    body = (
-        HEADER.format(task_id=task_id, script_name="generate_data.py")
-        + f"TASK = {literal(task_meta)}\n\n"
-        + f"CONDITION = SimpleNamespace(**{literal(condition)})\n\n"
+def render_behaviour(generate, condition: dict, seed: int, spawn_key: tuple) -> str:
+    """The :func:`behaviour` of a script: what the prompt styles of a dataset share."""
+    return (
+        f"\nCONDITION = SimpleNamespace(**{literal(condition)})\n\n"
         + f"SEED = {int(seed)!r}\n"
         + f"SPAWN_KEY = {tuple(int(k) for k in spawn_key)!r}\n\n\n"
         + emitted_source(generate)
         + "\n"
         + FOOTER
     )
-    return body
+
+
+def render(task_id: str, task_meta: dict, behaviour_text: str) -> str:
+    """The full text of one task's script: its header and ``TASK`` literal,
+    then the dataset's ``behaviour_text`` (:func:`render_behaviour`)."""
+    return HEADER.format(task_id=task_id, script_name="generate_data.py") + f"TASK = {literal(task_meta)}\n" + behaviour_text

@@ -35,7 +35,7 @@ from .registry import get_family
 from .result import TestResult, z_of_p
 from .catalogue import get_scenario
 from .scenarios import MAX_CLIPPED_SHARE
-from .script import render as render_script
+from .script import render as render_script, render_behaviour
 
 MAX_ATTEMPTS = 5
 
@@ -92,6 +92,7 @@ class Dataset:
     answer: dict | None = None
     hints: tuple[str, ...] = ()
     accepted: tuple[TestResult, ...] = ()
+    script_behaviour: str | None = None   # the part of the emitted script the prompt styles share
 
 
 @dataclass
@@ -178,7 +179,8 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                            n_impossible_values=impossible,
                            reference_r=reference_r(family, cond.roles, ranges, cond.data_filename),
                            reference_py=reference_py(family, cond.roles, ranges, cond.data_filename),
-                           hints=tuple(family.hints(cond, data)), accepted=accepted)
+                           hints=tuple(family.hints(cond, data)), accepted=accepted,
+                           script_behaviour=render_behaviour(family.generate, cond.literal(), grid.seed, data_stream))
         except (DataError, Warning, *family.retry_on) as exc:
             reasons.append(f"attempt {attempt}: {type(exc).__name__}: {exc}")
     return Rejected(data_id=data_id, reasons=reasons)
@@ -267,8 +269,7 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "trap_kinds": trap_kinds,
         "reference_r": ds.reference_r,
         "reference_py": ds.reference_py,
-        "script": None if not family.has_data else render_script(task_id, family.generate, cond.literal(),
-                                                                  grid.seed, ds.stream, meta),
+        "script": None if ds.script_behaviour is None else render_script(task_id, meta, ds.script_behaviour),
         "factory_version": __version__,
         "grid_name": grid.name,
         "grid_sha256": grid.sha256,
