@@ -382,29 +382,34 @@ def _names(family_name: str) -> tuple[TestName | None, dict[str, TestName]]:
     return family.test_name, {a.method: a.name for a in family.accepted}
 
 
-def _vocabulary() -> list[TestName]:
-    """Every test name the registered families know, once each."""
-    from .registry import families
-
-    return _names_of(tuple(families()))
-
-
 @lru_cache(maxsize=4)
 def _names_of(registered: tuple) -> list[TestName]:
+    """Every test name the ``registered`` families know, once each."""
     names = (n for f in registered for n in (f.test_name, f.naive_name, *(a.name for a in f.accepted)))
     return list(dict.fromkeys(n for n in names if n is not None))
 
 
-def _identify(method_line: str, canonical: TestName | None, alternatives: dict) -> tuple[TestName | None, str | None]:
+def _identify(method_line: str, family_name: str) -> tuple[TestName | None, str | None]:
+    """(the test ``method_line`` names, the accepted alternative of family
+    ``family_name`` it is, or None). Answers repeat their METHOD lines, so
+    each line is read once per family and set of registered families."""
+    from .registry import families
+
+    return _identified(method_line, family_name, tuple(families()))
+
+
+@lru_cache(maxsize=1 << 16)
+def _identified(method_line: str, family_name: str, registered: tuple) -> tuple[TestName | None, str | None]:
+    canonical, alternatives = _names(family_name)
     prefer = [n for n in (canonical, *alternatives.values()) if n is not None]
-    named = identify(method_line, _vocabulary() + prefer, prefer)
+    named = identify(method_line, _names_of(registered) + prefer, prefer)
     return named, next((m for m, n in alternatives.items() if n == named), None)
 
 
 def named_test(task, method_line: str | None) -> tuple[TestName | None, str | None]:
     """(the test ``method_line`` names, the accepted alternative of ``task`` it
     is, or None when it is the canonical test or another one)."""
-    return _identify(method_line or "", *_names(_task_fields(task)[0]))
+    return _identify(method_line or "", _task_fields(task)[0])
 
 
 def reward(task, completion, method_aware: bool = True) -> RewardResult:
@@ -419,7 +424,7 @@ def reward(task, completion, method_aware: bool = True) -> RewardResult:
                  "decision": gold["decision"]}
     if isinstance(answer, Invalid):
         return _invalid(answer.reason, reference["method"])
-    named, alt = _identify(answer.method, canonical, alternatives) if answer.method else (None, None)
+    named, alt = _identify(answer.method, family_name) if answer.method else (None, None)
     if method_aware and alt is not None:
         row = next((a for a in accepted if a.get("method") == alt and a.get("p_value") is not None), None)
         if row is not None:
