@@ -26,7 +26,14 @@ R_INTEGER_MAX = 2**31 - 1
 
 def read_csv_text(text: str, columns: list[str] | None = None) -> pd.DataFrame:
     """Parse released CSV text into the values R's ``read.csv(f, na.strings = "")`` reads
-    (only ``columns``, in that order, when given: each column is read on its own).
+    (only ``columns``, in that order, when given: each column is read on its own),
+    as a data frame of the arrays :func:`read_csv_columns` gives."""
+    return pd.DataFrame(read_csv_columns(text, columns), copy=False)
+
+
+def read_csv_columns(text: str, columns: list[str] | None = None) -> dict[str, np.ndarray]:
+    """The columns of released CSV text by name, as R's ``read.csv(f, na.strings = "")``
+    reads them (only ``columns``, in that order, when given).
 
     Blank cells are missing and no other text is (``NA`` stays text). Numbers
     are parsed with correct rounding (Arrow's parser), so every double equals
@@ -63,7 +70,7 @@ def read_csv_text(text: str, columns: list[str] | None = None) -> pd.DataFrame:
         if pa.types.is_string(field.type) and column.null_count:
             array[pd.isna(array)] = np.nan   # missing text: NaN
         values[field.name] = array
-    return pd.DataFrame(values, copy=False)
+    return values
 
 
 def prepare(family, data: pd.DataFrame, roles: dict, ranges: dict | None = None) -> pd.DataFrame:

@@ -25,7 +25,7 @@ import pandas as pd
 
 from . import kit, perturb
 from ._version import __version__
-from .analysis import prepare, read_csv_text, run_test
+from .analysis import prepare, read_csv_columns, run_test
 from .condition import Condition
 from .errors import DataError
 from .grid import Coord, Grid
@@ -129,12 +129,13 @@ def _check_clipping(frame) -> None:
                             "and were clipped")
 
 
-def _spoiled_counts(data, family, scen) -> tuple[int, int]:
-    """Blank cells in the test's columns, and out-of-range values anywhere."""
-    blank = sum(int(pd.isna(data[name].to_numpy()).sum()) for name in family.role_columns(scen.roles))
+def _spoiled_counts(columns: dict, family, scen) -> tuple[int, int]:
+    """Blank cells in the test's columns, and out-of-range values anywhere
+    (``columns``: the released columns by name, :func:`read_csv_columns`)."""
+    blank = sum(int(pd.isna(columns[name]).sum()) for name in family.role_columns(scen.roles))
     impossible = 0
     for name, (lo, hi) in scen.ranges().items():
-        col = data[name].to_numpy()
+        col = columns[name]
         impossible += int(np.count_nonzero((col < lo) | (col > hi)))
     return blank, impossible
 
@@ -162,8 +163,9 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                 frame = kit.perturb(drawn, cond, rng)
                 csv_text = kit.to_csv_text(frame, cond.columns)
                 ranges = scen.ranges()
-                released = read_csv_text(csv_text, list(dict.fromkeys([*family.role_columns(cond.roles), *ranges])))
-                blank, impossible = _spoiled_counts(released, family, scen)
+                columns = read_csv_columns(csv_text, list(dict.fromkeys([*family.role_columns(cond.roles), *ranges])))
+                blank, impossible = _spoiled_counts(columns, family, scen)
+                released = pd.DataFrame(columns, copy=False)
                 data = prepare(family, released, cond.roles, ranges)
                 gold = run_test(family, cond, data, prepared=True)
                 naive = run_test(family, cond, data, which="naive", prepared=True) if family.naive_method else None
