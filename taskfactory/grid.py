@@ -2,9 +2,10 @@
 
 A grid names methods x scenarios x sample sizes x effect levels x perturbations
 x seeds x prompt styles; its product, less the ``exclude`` rules, is the set of
-tasks. :func:`load_grid` validates a grid file (or a mapping) and reports the
-first problem as one :class:`GridError` line naming the key and the allowed
-values. The file is read strictly (see :mod:`taskfactory.readers`); a grid of
+tasks. :func:`load_grid` validates a grid file (or a mapping) and reports
+every problem in one :class:`GridError` line, each naming the key and the
+allowed values: the shape of the file is declared by :func:`grid_model`
+(pydantic), what depends on the registered families is checked here. The file is read strictly (see :mod:`taskfactory.readers`); a grid of
 more than ``max_tasks`` tasks is refused before anything is built.
 """
 
@@ -13,21 +14,19 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from . import perturb
-from .effects import EffectLevel, parse_effect
+from .effects import BUILTIN, EffectLevel, parse_effect
 from .errors import GridError, TaskFactoryError, did_you_mean
 from .prompts import STYLES
 from .readers import load_yaml
 from .registry import family_names, get_family
 from .catalogue import load_scenarios
+from .validation import Problems, path_text, translate, worded
 
-KEYS = ("name", "seed", "alpha", "methods", "scenarios", "n", "effects", "prompt_styles", "perturbations",
-        "seeds", "exclude", "split", "shard_rows", "max_tasks", "max_reject_share")
-REQUIRED = ("seed", "methods", "n")
 EXCLUDE_KEYS = ("method", "scenario", "n", "effect", "perturbation", "seed", "prompt_style")
 CELL_KEYS = ("method", "scenario", "n", "effect", "perturbation")
 DEFAULT_EFFECTS = ("null", "borderline", "medium")
@@ -36,6 +35,10 @@ MAX_SEEDS = 100_000
 MAX_SAMPLE_SIZES = 1000
 MAX_EFFECTS = 100
 MAX_EXCLUDE_RULES = 1000
+MAX_SEED = 2**63             # the grid's seed is below this
+MAX_SHARD_ROWS = 1_000_000
+DEFAULT_SHARD_ROWS = 100_000
+DEFAULT_ALPHA = 0.05
 DEFAULT_MAX_TASKS = 100_000_000
 DEFAULT_MAX_REJECT_SHARE = 0.02
 
@@ -102,8 +105,8 @@ class Grid:
     seeds: int
     exclude: tuple[dict, ...] = ()
     split: dict | None = None
-    shard_rows: int = 1000
-    alpha: float = 0.05
+    shard_rows: int = DEFAULT_SHARD_ROWS
+    alpha: float = DEFAULT_ALPHA
     max_tasks: int = DEFAULT_MAX_TASKS
     max_reject_share: float = DEFAULT_MAX_REJECT_SHARE
     source: str = field(default="<grid>", compare=False)
@@ -336,33 +339,317 @@ def held_out_scenarios(grid: Grid) -> dict:
     return out
 
 
-def _err(source: str, key: str | None, message: str):
-    where = f"{source}: key '{key}'" if key else source
-    raise GridError(f"{where}: {message}")
+def _as_list(value):
+    """A lone value stands for a list of one."""
+    return value if isinstance(value, list) else [value]
+
+
+def _alternatives(*schemas: dict):
+    """The JSON Schema of a key that takes any of several forms (a lone value
+    or a list; ``all`` or a list), where pydantic validates the one form it
+    normalises them to."""
+    from pydantic import WithJsonSchema
+
+    return WithJsonSchema({"anyOf": list(schemas)})
+
+
+@lru_cache(maxsize=1)
+def grid_model():
+    """The pydantic model of a grid file: its keys, the type and range of
+    each, and what each means (``taskfactory schema grid`` prints it as JSON
+    Schema). What depends on the registered families (method names, scenario
+    ids, effect sizes, exclude values) :func:`load_grid` checks by hand.
+    Built on first use, so that pydantic loads only when a grid is read."""
+    from typing import Annotated, Any, Literal
+
+    from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictInt, \
+        StrictStr, model_validator
+
+    def one_line(name: str) -> str:
+        if not name.strip() or len(name) > 200 or not name.isprintable():
+            raise ValueError(name)
+        return name
+
+    names_schema = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+
+    def list_message(what: str, limit: int):
+        def message(value) -> str:
+            if isinstance(value, list) and len(value) > limit:
+                return f"lists {len(value)} {what}, more than the {limit} allowed"
+            return f"must be a non-empty list of {what}"
+        return message
+
+    Name = Annotated[StrictStr, worded("must be a name, got {got}")]
+
+    def value_form(item: dict) -> Any:
+        return Annotated[Any, _alternatives(item, {"type": "array", "items": item})]
+
+    class ExcludeRule(BaseModel):
+        """One exclude rule: the combinations it drops. Each key takes one value or a list."""
+
+        model_config = ConfigDict(extra="forbid", json_schema_extra={"minProperties": 1})
+        method: value_form({"type": "string"}) = Field(None, description="Methods (families) the rule drops.")
+        scenario: value_form({"type": "string"}) = Field(None, description="Scenario ids the rule drops.")
+        n: value_form({"type": "integer"}) = Field(None, description="Sample sizes the rule drops.")
+        effect: value_form({"type": ["string", "null"]}) = Field(
+            None, description="Effect level names the rule drops (null is the null effect).")
+        perturbation: value_form({"type": "string"}) = Field(None, description="Perturbations the rule drops.")
+        seed: value_form({"type": "integer", "minimum": 0}) = Field(
+            None, description="Replicates (0 to seeds - 1) the rule drops; without it, every seed.")
+        prompt_style: value_form({"type": "string", "enum": list(STYLES)}) = Field(
+            None, description="Prompt styles the rule drops; without it, every style.")
+
+        @model_validator(mode="after")
+        def names_a_key(self):
+            if not self.model_fields_set:
+                raise ValueError("empty rule")
+            return self
+
+    class Split(BaseModel):
+        """How the test split is held out."""
+
+        model_config = ConfigDict(extra="forbid")
+        by: Annotated[Literal["scenario"], worded("unknown value {got}; allowed: scenario")] = Field(
+            "scenario", description="What is held out: whole scenarios (the only choice).")
+        test: Annotated[float, Strict(), Field(gt=0, lt=1), worded("must be a fraction in (0, 1), got {got}")] = \
+            Field(description="The share of each question kind's scenarios held out for the test split.")
+        seed: Annotated[StrictInt, Field(ge=0), worded("must be a non-negative integer, got {got}")] = Field(
+            0, description="Seed of the choice of held-out scenarios.")
+
+    class GridFile(BaseModel):
+        """A taskfactory grid: methods x scenarios x sample sizes x effect levels x perturbations x seeds x
+        prompt styles, less the exclude rules, is the set of tasks of a corpus."""
+
+        model_config = ConfigDict(extra="forbid", title="taskfactory grid")
+        name: Annotated[StrictStr, AfterValidator(one_line),
+                        worded("must be one line of at most 200 printable characters")] = Field(
+            None, description="Name of the grid and its corpus; by default the file name without .yaml.")
+        seed: Annotated[StrictInt, Field(ge=0, lt=MAX_SEED), worded("must be a non-negative integer, got {got}")] = \
+            Field(description="Root of every task's random stream.")
+        alpha: Annotated[float, Strict(), Field(gt=0, lt=0.5), worded("must be a number in (0, 0.5), got {got}")] = \
+            Field(DEFAULT_ALPHA, description="Significance level the tasks test at.")
+        methods: Annotated[list[Name], BeforeValidator(_as_list),
+                           worded(lambda _: f"must be all or a list of names; allowed: {', '.join(family_names())}"),
+                           _alternatives({"const": "all"}, {"type": "string"}, names_schema)] = Field(
+            description="The families (statistical methods) to build, or all (see taskfactory methods).")
+        scenarios: Annotated[dict[StrictStr, Annotated[
+                                 list[Name], BeforeValidator(_as_list), Field(min_length=1),
+                                 worded("needs all or a non-empty list of scenario ids")]],
+                             BeforeValidator(lambda v: {} if v == "all" else v),
+                             worded("must be all or a mapping {method: [scenario ids]}"),
+                             _alternatives({"const": "all"}, {"type": "object", "additionalProperties": {
+                                 "anyOf": [{"const": "all"}, {"type": "string"}, names_schema]}})] = Field(
+            "all", validate_default=True, description="The scenarios of each method, or all; a method left out uses all of its scenarios "
+                               "(see taskfactory scenarios METHOD).")
+        n: Annotated[list[Annotated[StrictInt, Field(ge=2, le=MAX_N),
+                                    worded(f"must be a sample size from 2 to {MAX_N}, got {{got}}")]],
+                     BeforeValidator(_as_list), Field(min_length=1, max_length=MAX_SAMPLE_SIZES),
+                     worded(list_message("sample sizes", MAX_SAMPLE_SIZES))] = Field(
+            description="Sample sizes; what N counts (rows, clusters, units) depends on the family.")
+        effects: Annotated[list[Any], BeforeValidator(_as_list), Field(min_length=1, max_length=MAX_EFFECTS),
+                           worded(list_message("effect levels", MAX_EFFECTS)),
+                           _alternatives({"type": "array", "minItems": 1, "items": {"anyOf": [
+                               {"enum": [None, *BUILTIN]},
+                               {"type": "object", "required": ["name", "target_z"], "additionalProperties": False,
+                                "properties": {"name": {"type": "string"},
+                                               "target_z": {"type": "number", "exclusiveMinimum": 0, "maximum": 8}}},
+                               {"type": "object", "required": ["name", "size"], "additionalProperties": False,
+                                "properties": {"name": {"type": "string"}, "size": {"anyOf": [
+                                    {"type": "number"}, {"type": "object", "additionalProperties": {"type": "number"}}]}}},
+                           ]}})] = Field(
+            list(DEFAULT_EFFECTS),
+            description="Effect levels: null (no effect), borderline (the expected statistic at the critical value), "
+                        "medium (the family's conventional medium effect), or {name, target_z} (calibrated to an "
+                        "expected two-sided z) or {name, size} (a fixed effect in the family's unit, one number or "
+                        "one per method).")
+        prompt_styles: Annotated[list[Name], BeforeValidator(_as_list),
+                                 _alternatives({"type": "array", "minItems": 1,
+                                                "items": {"enum": list(STYLES)}})] = Field(
+            list(STYLES), description="How the task is put to the agent: basic, or guided (adds what a look at "
+                                      "the data shows and the steps of a careful analysis).")
+        perturbations: Annotated[list[Any], BeforeValidator(_as_list), Field(min_length=1),
+                                 worded(f"must be a non-empty list; allowed: {', '.join(perturb.CHOICES)}"),
+                                 _alternatives({"type": "string"}, {"type": "array", "minItems": 1, "items": {
+                                     "type": "string", "examples": list(perturb.CHOICES)}})] = Field(
+            ["none"], description="The mess injected into the data: none, missing (blank cells, MCAR or MAR), "
+                                  "missing_mnar (blank cells, not at random), extreme (impossible values), or "
+                                  "parts joined with + (missing+extreme).")
+        seeds: Annotated[StrictInt, Field(ge=1, le=MAX_SEEDS),
+                         worded(f"must be an integer from 1 to {MAX_SEEDS}, got {{got}}")] = Field(
+            1, description="Replicates (datasets) per cell.")
+        exclude: Annotated[list[Annotated[ExcludeRule, worded("each rule must be a non-empty mapping, got {got}")]],
+                           BeforeValidator(lambda v: [] if v is None else v), Field(max_length=MAX_EXCLUDE_RULES),
+                           worded(lambda v: f"lists {len(v)} rules, more than the {MAX_EXCLUDE_RULES} allowed"
+                                  if isinstance(v, list) else "must be a list of mappings")] = Field(
+            [], description="Combinations to drop: a rule matches when every key it names matches.")
+        split: Annotated[Split, worded("must be a mapping {by: scenario, test: <fraction>, seed: <int>}")] | None = \
+            Field(None, description="Hold out whole scenarios for the test split.")
+        shard_rows: Annotated[StrictInt, Field(ge=1, le=MAX_SHARD_ROWS),
+                              worded(f"must be an integer from 1 to {MAX_SHARD_ROWS}, got {{got}}")] = Field(
+            DEFAULT_SHARD_ROWS, description="The most tasks one shard file of the corpus holds (fewer when their "
+                                            "text would make the file large).")
+        max_tasks: Annotated[StrictInt, Field(ge=1), worded("must be a positive integer, got {got}")] = Field(
+            DEFAULT_MAX_TASKS, description="The largest number of tasks the grid may expand to; a larger grid is "
+                                           "refused before anything is built.")
+        max_reject_share: Annotated[float, Strict(), Field(ge=0, le=1),
+                                    worded("must be a fraction from 0 to 1, got {got}")] = Field(
+            DEFAULT_MAX_REJECT_SHARE, description="A family whose tasks are rejected (their gold cannot be trusted) "
+                                                  "more often than this fails the build.")
+
+    return GridFile
+
+
+def _grid_where(loc: tuple) -> str | None:
+    return f"key '{path_text(loc)}'" if loc else None
+
+
+def _read_grid(raw, problems: Problems) -> dict | None:
+    """The values of the well-formed keys of grid mapping ``raw`` (defaults
+    for those it leaves out), as :func:`grid_model` normalises them; every
+    malformed key goes to ``problems``. None when ``raw`` is not a mapping."""
+    from pydantic import ValidationError
+
+    model = grid_model()
+    try:
+        return dict(model.model_validate(raw))
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+    for error in errors:
+        problems.add(*translate(error, model, _grid_where, "the grid must be a YAML mapping of keys to values",
+                                sort_top=True))
+    if not isinstance(raw, dict):
+        return None
+    broken = {error["loc"][0] for error in errors if error["loc"]}
+    salvaged, values = model.model_construct(), {}
+    for key, spec in model.model_fields.items():
+        if key not in broken and (key in raw or not spec.is_required()):
+            if key in raw or spec.validate_default:
+                value = raw[key] if key in raw else spec.get_default(call_default_factory=True)
+                model.__pydantic_validator__.validate_assignment(salvaged, key, value)
+            values[key] = getattr(salvaged, key)
+    return values
+
+
+def _names(items: list, key: str, allowed, problems: Problems) -> tuple | None:
+    """``items`` when each is one of ``allowed``, once; else None, with a problem per unknown value."""
+    if not items:
+        problems.add("is an empty list", f"key '{key}'")
+        return None
+    unknown = [f"'{x}'{did_you_mean(x, allowed)}" for x in dict.fromkeys(items) if x not in allowed]
+    if unknown:
+        problems.add(f"unknown value{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; allowed: "
+                     f"{', '.join(allowed)}", f"key '{key}'")
+    if len(set(items)) != len(items):
+        problems.add("lists a value twice", f"key '{key}'")
+        return None
+    return None if unknown else tuple(items)
+
+
+def _effects(raw: list, methods: tuple | None, problems: Problems) -> tuple | None:
+    """The effect levels of a grid, checked against the families of ``methods``."""
+    effects = []
+    for i, entry in enumerate(raw):
+        try:
+            effects.append(parse_effect(entry, f"effects[{i}]"))
+        except GridError as exc:
+            problems.add(str(exc))
+    if len(effects) < len(raw):
+        return None
+    names = [e.name for e in effects]
+    if len(set(names)) != len(names):
+        problems.add("lists an effect name twice", "key 'effects'")
+        return None
+    fits = True
+    for e in effects:
+        if isinstance(e.size, dict) and methods is not None:
+            for m in methods:
+                if m not in e.size:
+                    problems.add(f"effect '{e.name}' gives no size for method '{m}'", "key 'effects'")
+                    fits = False
+        if e.size is not None and methods is not None:
+            for m in methods:
+                fam = get_family(m)
+                value = e.size.get(m) if isinstance(e.size, dict) else e.size
+                lo, hi = fam.effect_bounds
+                if value is not None and not lo < value < hi:
+                    problems.add(f"effect '{e.name}' size {value!r} is outside ({lo:g}, {hi:g}) for method '{m}' "
+                                 f"({fam.effect_unit})", "key 'effects'")
+                    fits = False
+    return tuple(effects) if fits else None
+
+
+def _perturbations(raw: list, problems: Problems) -> tuple | None:
+    perts = []
+    for i, name in enumerate(raw):
+        try:
+            perts.append(perturb.canonical(name, f"perturbations[{i}]"))
+        except GridError as exc:
+            problems.add(str(exc))
+    if len(perts) < len(raw):
+        return None
+    if len(set(perts)) != len(perts):
+        problems.add("lists a value twice", "key 'perturbations'")
+        return None
+    return tuple(perts)
+
+
+def _scenarios(given: dict, raw, methods: tuple, problems: Problems) -> dict | None:
+    """The scenario ids of each method: those ``given`` (raw ``raw``) names, else all of the method's."""
+    scenarios = {m: tuple(s.id for s in load_scenarios(m)) for m in methods}
+    fits = True
+    for m, ids in given.items():
+        if m not in methods:
+            problems.add(f"names method '{m}', which the grid does not build; allowed: {', '.join(methods)}",
+                         "key 'scenarios'")
+            fits = False
+            continue
+        if raw[m] == "all":
+            continue
+        allowed = scenarios[m]
+        for s in ids:
+            if s not in allowed:
+                problems.add(f"method '{m}' has no scenario '{s}'{did_you_mean(s, allowed)}; allowed: "
+                             f"{', '.join(allowed)}", "key 'scenarios'")
+                fits = False
+        scenarios[m] = tuple(dict.fromkeys(ids))
+    return scenarios if fits else None
+
+
+def _exclude_rules(rules: list, allowed_values: dict, seeds: int, problems: Problems) -> tuple:
+    """The ``exclude`` rules (mappings :func:`grid_model` found well formed)
+    as ``{key: values}`` in the order given, each value one the grid has."""
+    out = []
+    for i, rule in enumerate(rules):
+        where = f"key 'exclude[{i}]'"
+        clean = {}
+        for key, values in rule.items():
+            values = _as_list(values)
+            values = ["null" if v is None and key == "effect" else v for v in values]
+            if key == "perturbation":
+                try:
+                    values = [perturb.canonical(v, f"exclude[{i}]") for v in values]
+                except GridError as exc:
+                    problems.add(str(exc))
+                    continue
+            for v in values:
+                if key == "seed":
+                    if not (_is_int(v) and 0 <= v < seeds):
+                        problems.add(f"seed {v!r} is not in the grid; allowed: integers from 0 to {seeds - 1}", where)
+                elif not (_is_int(v) if key == "n" else isinstance(v, str)) or v not in allowed_values[key]:
+                    shown = ", ".join(map(str, allowed_values[key]))
+                    problems.add(f"{key} '{v}' is not in the grid; allowed: {shown}", where)
+            clean[key] = tuple(values)
+        out.append(clean)
+    return tuple(out)
 
 
 def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _names_list(raw, key: str, allowed, source: str, all_ok: bool = True) -> tuple:
-    if all_ok and raw == "all":
-        return tuple(allowed)
-    items = [raw] if isinstance(raw, str) else raw
-    if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
-        _err(source, key, f"must be {'all or ' if all_ok else ''}a list of names; allowed: {', '.join(allowed)}")
-    if not items:
-        _err(source, key, "is an empty list")
-    for x in items:
-        if x not in allowed:
-            _err(source, key, f"unknown value '{x}'{did_you_mean(x, allowed)}; allowed: {', '.join(allowed)}")
-    if len(set(items)) != len(items):
-        _err(source, key, "lists a value twice")
-    return tuple(items)
-
-
 def load_grid(grid, source: str | None = None) -> Grid:
-    """Validate a grid given as a path to a YAML file or as a mapping."""
+    """Validate a grid given as a path to a YAML file or as a mapping; every
+    problem found is reported in one :class:`GridError` line."""
     if isinstance(grid, Grid):
         return grid
     if isinstance(grid, (str, Path)):
@@ -373,150 +660,37 @@ def load_grid(grid, source: str | None = None) -> Grid:
     else:
         raw, default_name = grid, "grid"
         source = source or "<grid>"
-    if not isinstance(raw, dict):
-        _err(source, None, "the grid must be a YAML mapping of keys to values")
-    unknown = sorted(set(map(str, raw)) - set(KEYS))
-    if unknown:
-        _err(source, None, f"unknown key '{unknown[0]}'{did_you_mean(unknown[0], KEYS)}; allowed: "
-                           f"{', '.join(sorted(KEYS))}")
-    for key in REQUIRED:
-        if key not in raw:
-            _err(source, None, f"missing required key '{key}'")
-
-    name = raw.get("name", default_name)
-    if not isinstance(name, str) or not name.strip() or len(name) > 200 or not name.isprintable():
-        _err(source, "name", "must be one line of at most 200 printable characters")
-    seed = raw["seed"]
-    if not _is_int(seed) or not 0 <= seed < 2**63:
-        _err(source, "seed", f"must be a non-negative integer, got {seed!r}")
-    alpha = raw.get("alpha", 0.05)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 0.5:
-        _err(source, "alpha", f"must be a number in (0, 0.5), got {alpha!r}")
-
+    problems = Problems(source, GridError)
+    values = _read_grid(raw, problems)
+    if values is None:
+        problems.raise_any()
     try:
         known = family_names()
     except TaskFactoryError as exc:
         raise GridError(str(exc)) from None
-    methods = _names_list(raw["methods"], "methods", known, source)
 
-    scen_raw = raw.get("scenarios", "all")
-    scenarios = {m: tuple(s.id for s in load_scenarios(m)) for m in methods}
-    if scen_raw != "all":
-        if not isinstance(scen_raw, dict):
-            _err(source, "scenarios", "must be all or a mapping {method: [scenario ids]}")
-        for m, ids in scen_raw.items():
-            if m not in methods:
-                _err(source, "scenarios", f"names method '{m}', which the grid does not build; allowed: {', '.join(methods)}")
-            allowed = scenarios[m]
-            if ids == "all":
-                continue
-            items = [ids] if isinstance(ids, str) else ids
-            if not isinstance(items, list) or not items:
-                _err(source, "scenarios", f"method '{m}' needs all or a non-empty list of scenario ids")
-            for s in items:
-                if s not in allowed:
-                    _err(source, "scenarios", f"method '{m}' has no scenario '{s}'{did_you_mean(s, allowed)}; "
-                                              f"allowed: {', '.join(allowed)}")
-            scenarios[m] = tuple(dict.fromkeys(items))
-
-    ns = raw["n"]
-    ns = [ns] if _is_int(ns) else ns
-    if not isinstance(ns, list) or not ns:
-        _err(source, "n", "must be a non-empty list of sample sizes")
-    if len(ns) > MAX_SAMPLE_SIZES:
-        _err(source, "n", f"lists {len(ns)} sample sizes, more than the {MAX_SAMPLE_SIZES} allowed")
-    for n in ns:
-        if not _is_int(n) or not 2 <= n <= MAX_N:
-            _err(source, "n", f"each sample size must be an integer from 2 to {MAX_N}, got {n!r}")
-    if len(set(ns)) != len(ns):
-        _err(source, "n", "lists a value twice")
-
-    eff_raw = raw.get("effects", list(DEFAULT_EFFECTS))
-    eff_raw = [eff_raw] if not isinstance(eff_raw, list) else eff_raw
-    if not eff_raw:
-        _err(source, "effects", "is an empty list")
-    if len(eff_raw) > MAX_EFFECTS:
-        _err(source, "effects", f"lists {len(eff_raw)} effect levels, more than the {MAX_EFFECTS} allowed")
-    try:
-        effects = tuple(parse_effect(e, "effects") for e in eff_raw)
-    except GridError as exc:
-        raise GridError(f"{source}: {exc}") from None
-    names = [e.name for e in effects]
-    if len(set(names)) != len(names):
-        _err(source, "effects", "lists an effect name twice")
-    for e in effects:
-        if isinstance(e.size, dict):
-            for m in methods:
-                if m not in e.size:
-                    _err(source, "effects", f"effect '{e.name}' gives no size for method '{m}'")
-        if e.size is not None:
-            for m in methods:
-                fam = get_family(m)
-                value = e.size[m] if isinstance(e.size, dict) else e.size
-                lo, hi = fam.effect_bounds
-                if not lo < value < hi:
-                    _err(source, "effects", f"effect '{e.name}' size {value!r} is outside ({lo:g}, {hi:g}) for method '{m}' ({fam.effect_unit})")
-
-    styles = _names_list(raw.get("prompt_styles", list(STYLES)), "prompt_styles", STYLES, source, all_ok=False)
-    perts_raw = raw.get("perturbations", ["none"])
-    perts_raw = [perts_raw] if isinstance(perts_raw, str) else perts_raw
-    if not isinstance(perts_raw, list) or not perts_raw:
-        _err(source, "perturbations", f"must be a non-empty list; allowed: {', '.join(perturb.CHOICES)}")
-    try:
-        perts = tuple(perturb.canonical(x) for x in perts_raw)
-    except GridError as exc:
-        raise GridError(f"{source}: {exc}") from None
-    if len(set(perts)) != len(perts):
-        _err(source, "perturbations", "lists a value twice")
-
-    seeds = raw.get("seeds", 1)
-    if not _is_int(seeds) or not 1 <= seeds <= MAX_SEEDS:
-        _err(source, "seeds", f"must be an integer from 1 to {MAX_SEEDS}, got {seeds!r}")
-    shard_rows = raw.get("shard_rows", 1000)
-    if not _is_int(shard_rows) or not 1 <= shard_rows <= 1_000_000:
-        _err(source, "shard_rows", f"must be an integer from 1 to 1000000, got {shard_rows!r}")
-
-    max_tasks = raw.get("max_tasks", DEFAULT_MAX_TASKS)
-    if not _is_int(max_tasks) or max_tasks < 1:
-        _err(source, "max_tasks", f"must be a positive integer, got {max_tasks!r}")
-    max_reject = raw.get("max_reject_share", DEFAULT_MAX_REJECT_SHARE)
-    if isinstance(max_reject, bool) or not isinstance(max_reject, (int, float)) or not 0 <= max_reject <= 1:
-        _err(source, "max_reject_share", f"must be a fraction from 0 to 1, got {max_reject!r}")
-
-    allowed_values = {"method": methods, "n": tuple(ns), "effect": tuple(names), "perturbation": perts,
-                      "prompt_style": styles,
+    methods = None
+    if "methods" in values:
+        methods = tuple(known) if raw["methods"] == "all" else _names(values["methods"], "methods", known, problems)
+    scenarios = None
+    if methods is not None and "scenarios" in values:
+        scenarios = _scenarios(values["scenarios"], raw.get("scenarios"), methods, problems)
+    ns = values.get("n")
+    if ns is not None and len(set(ns)) != len(ns):
+        problems.add("lists a value twice", "key 'n'")
+        ns = None
+    effects = _effects(values["effects"], methods, problems) if "effects" in values else None
+    styles = _names(values["prompt_styles"], "prompt_styles", STYLES, problems) if "prompt_styles" in values else None
+    perts = _perturbations(values["perturbations"], problems) if "perturbations" in values else None
+    parts = (methods, scenarios, ns, effects, styles, perts, values.get("seeds"), values.get("exclude"))
+    if any(part is None for part in parts):
+        problems.raise_any()    # the exclude rules name values of the keys above
+    seeds = values["seeds"]
+    allowed_values = {"method": methods, "n": tuple(ns), "effect": tuple(e.name for e in effects),
+                      "perturbation": perts, "prompt_style": styles,
                       "scenario": tuple(sorted({s for m in methods for s in scenarios[m]}))}
-    exclude = []
-    ex_raw = raw.get("exclude", []) or []
-    if not isinstance(ex_raw, list):
-        _err(source, "exclude", "must be a list of mappings")
-    if len(ex_raw) > MAX_EXCLUDE_RULES:
-        _err(source, "exclude", f"lists {len(ex_raw)} rules, more than the {MAX_EXCLUDE_RULES} allowed")
-    for rule in ex_raw:
-        if not isinstance(rule, dict) or not rule:
-            _err(source, "exclude", f"each rule must be a non-empty mapping, got {rule!r}")
-        clean = {}
-        for key, values in rule.items():
-            if key not in EXCLUDE_KEYS:
-                _err(source, "exclude", f"unknown key '{key}'{did_you_mean(key, EXCLUDE_KEYS)}; allowed: "
-                                        f"{', '.join(EXCLUDE_KEYS)}")
-            values = values if isinstance(values, list) else [values]
-            values = ["null" if v is None and key == "effect" else v for v in values]
-            if key == "perturbation":
-                try:
-                    values = [perturb.canonical(v, "exclude") for v in values]
-                except GridError as exc:
-                    raise GridError(f"{source}: {exc}") from None
-            for v in values:
-                if key == "seed":
-                    if not (_is_int(v) and 0 <= v < seeds):
-                        _err(source, "exclude", f"seed {v!r} is not in the grid; allowed: integers from 0 to "
-                             f"{seeds - 1}")
-                elif not (_is_int(v) if key == "n" else isinstance(v, str)) or v not in allowed_values[key]:
-                    shown = ", ".join(map(str, allowed_values[key]))
-                    _err(source, "exclude", f"{key} '{v}' is not in the grid; allowed: {shown}")
-            clean[key] = tuple(values)
-        exclude.append(clean)
+    exclude = list(_exclude_rules(raw.get("exclude") or [], allowed_values, seeds, problems))
+    problems.raise_any()
     if raw["methods"] == "all":
         # `all` takes each family where it applies: without the perturbations that spoil a dataset a
         # closed-form family lacks, and at the sizes inside its range of N
@@ -530,42 +704,35 @@ def load_grid(grid, source: str | None = None) -> Grid:
             if outside:
                 exclude.append({"method": (m,), "n": outside})
 
-    split = raw.get("split")
+    split = values["split"]
     if split is not None:
-        if not isinstance(split, dict) or set(split) - {"by", "test", "seed"} or "test" not in split:
-            _err(source, "split", "must be a mapping {by: scenario, test: <fraction>, seed: <int>}")
-        if split.get("by", "scenario") != "scenario":
-            _err(source, "split", f"unknown value for by '{split.get('by')}'; allowed: scenario")
-        test = split["test"]
-        if isinstance(test, bool) or not isinstance(test, (int, float)) or not 0 < test < 1:
-            _err(source, "split", f"test must be a fraction in (0, 1), got {test!r}")
-        sseed = split.get("seed", 0)
-        if not _is_int(sseed) or sseed < 0:
-            _err(source, "split", f"seed must be a non-negative integer, got {sseed!r}")
-        split = {"by": "scenario", "test": float(test), "seed": sseed}
-
-    g = Grid(name=name.strip(), seed=seed, methods=methods, scenarios=scenarios, n=tuple(ns), effects=effects,
-             prompt_styles=styles, perturbations=perts, seeds=seeds, exclude=tuple(exclude), split=split,
-             shard_rows=shard_rows, alpha=float(alpha), max_tasks=max_tasks, max_reject_share=float(max_reject), source=source)
+        split = {"by": "scenario", "test": float(split.test), "seed": split.seed}
+    name = values.get("name") or default_name
+    max_tasks = values["max_tasks"]
+    g = Grid(name=name.strip(), seed=values["seed"], methods=methods, scenarios=scenarios, n=tuple(ns),
+             effects=effects, prompt_styles=styles, perturbations=perts, seeds=seeds, exclude=tuple(exclude),
+             split=split, shard_rows=values["shard_rows"], alpha=float(values["alpha"]), max_tasks=max_tasks,
+             max_reject_share=float(values["max_reject_share"]), source=source)
 
     for method in methods:
         fam = get_family(method)
         for pert in perts:
             if not fam.has_data and pert != "none" and not g.excluded(method=method, perturbation=pert):
-                _err(source, "perturbations", f"'{pert}' spoils a dataset, and '{method}' asks a question without "
-                     f"one; exclude {{method: {method}, perturbation: {pert}}}")
+                problems.add(f"'{pert}' spoils a dataset, and '{method}' asks a question without one; exclude "
+                             f"{{method: {method}, perturbation: {pert}}}", "key 'perturbations'")
         for n in ns:
             if fam.max_n is not None and n > fam.max_n and not g.excluded(method=method, n=n):
-                _err(source, "n", f"{n} is above the maximum N of '{method}' ({fam.max_n}); lower it or exclude "
-                     f"{{method: {method}, n: {n}}}")
+                problems.add(f"{n} is above the maximum N of '{method}' ({fam.max_n}); lower it or exclude "
+                             f"{{method: {method}, n: {n}}}", "key 'n'")
             if n < fam.min_n and not g.excluded(method=method, n=n):
-                _err(source, "n", f"{n} is below the minimum N of '{method}' ({fam.min_n}); raise it or exclude "
-                     f"{{method: {method}, n: {n}}}")
+                problems.add(f"{n} is below the minimum N of '{method}' ({fam.min_n}); raise it or exclude "
+                             f"{{method: {method}, n: {n}}}", "key 'n'")
+    problems.raise_any()
     total = g.count()
     if not total:
-        _err(source, None, "the grid expands to no tasks (every combination is excluded)")
-    if total > max_tasks:
-        _err(source, None, f"the grid expands to {total:,} tasks, more than max_tasks ({max_tasks:,}); "
-             "raise max_tasks to build it")
+        problems.add("the grid expands to no tasks (every combination is excluded)")
+    elif total > max_tasks:
+        problems.add(f"the grid expands to {total:,} tasks, more than max_tasks ({max_tasks:,}); raise max_tasks "
+                     "to build it")
+    problems.raise_any()
     return g
-

@@ -43,7 +43,10 @@ Designs beyond a flat table label rows with a ``cluster``, a ``unit`` (measured
 repeatedly) and a ``period`` variable; the family numbers them, and each plays
 a role of its test.
 
-The file is read strictly (see :mod:`taskfactory.readers`). Everything that
+The file is read strictly (see :mod:`taskfactory.readers`), its shape checked
+by pydantic models (:func:`scenario_file_model`, which ``taskfactory schema
+scenario`` prints as JSON Schema), and every problem found is reported at once,
+in one line (see :mod:`taskfactory.validation`). Everything that
 reaches the emitted scripts as a Python literal is plain data: a number is
 finite, not a boolean and at most :data:`MAX_MAGNITUDE` in magnitude; a text
 matches :data:`LEVEL`; a dgp value is a number, a text, a flat list of those,
@@ -67,6 +70,7 @@ from pathlib import Path
 from . import kit
 from .errors import ScenarioError
 from .readers import load_yaml
+from .validation import Problems, translate, worded
 
 IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
 LEVEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.+<>=/-]*$")
@@ -79,8 +83,6 @@ LABEL_TYPES = ("id", "cluster", "unit", "period")
 #: Label types only a family's design fills: each must play a role of the test.
 DESIGN_TYPES = kit.DESIGN_TYPES
 DISTS = ("normal", "lognormal", "uniform", "poisson", "integers", "choice")
-SCENARIO_KEYS = ("id", "domain", "title", "context", "question", "roles", "variables", "dgp")
-VARIABLE_KEYS = ("name", "label", "type", "unit", "range", "decimals", "levels", "dist", "prefix", "relates")
 MAX_RELATION = 0.9           # largest |r| of an extra column's relation to a test column
 # Texts R's read.csv reads as a logical, NA, NaN or an infinity (type.convert;
 # NaN, Inf and Infinity in any case).
@@ -237,8 +239,16 @@ def _shipped_root() -> Path:
     return packaged if packaged.is_dir() else here.parent / "scenarios"
 
 
+class _Problem(Exception):
+    """One problem of a scenario: where it is (``scenario 'x', variable 'y'``) and what is wrong."""
+
+    def __init__(self, where: str, message: str):
+        super().__init__(where, message)
+        self.where, self.message = where, message
+
+
 def _fail(where: str, message: str):
-    raise ScenarioError(f"{where}: {message}")
+    raise _Problem(where, message)
 
 
 def is_number(value) -> bool:
@@ -366,9 +376,7 @@ def _dist_ok(kind: str, arg, levels) -> bool:
     return arg[0] < arg[1]
 
 
-def _parse_dist(dist, vtype: str, levels, where: str) -> dict:
-    if not (isinstance(dist, dict) and len(dist) == 1 and next(iter(dist)) in DISTS):
-        _fail(where, f"dist ({dist!r}) must be one mapping with one of {', '.join(DISTS)}")
+def _parse_dist(dist: dict, vtype: str, levels, where: str) -> dict:
     kind, arg = next(iter(dist.items()))
     if vtype in LABEL_TYPES:
         _fail(where, f"a{'n' if vtype in ('id', 'unit') else ''} {vtype} variable takes no dist")
@@ -380,69 +388,195 @@ def _parse_dist(dist, vtype: str, levels, where: str) -> dict:
     return dict(dist)
 
 
-def _parse_variable(raw, where: str) -> Variable:
-    if not isinstance(raw, dict):
-        _fail(where, "each variable must be a mapping")
-    unknown = sorted(set(map(str, raw)) - set(VARIABLE_KEYS))
-    if unknown:
-        _fail(where, f"unknown variable key '{unknown[0]}'; allowed: {', '.join(VARIABLE_KEYS)}")
-    name = raw.get("name")
-    if not isinstance(name, str) or not IDENT.fullmatch(name):
-        _fail(where, f"variable name ({name!r}) must match {IDENT.pattern}")
-    where = f"{where}, variable '{name}'"
-    vtype = raw.get("type")
-    if vtype not in TYPES:
-        _fail(where, f"type ({vtype!r}) must be one of {', '.join(TYPES)}")
-    label = raw.get("label")
-    if not isinstance(label, str) or not label.strip():
-        _fail(where, "needs a non-empty 'label'")
-    unit = raw.get("unit")
-    if unit is not None and not isinstance(unit, str):
-        _fail(where, f"unit ({unit!r}) must be text")
-    rng = raw.get("range")
+def _parse_variable(entry, where: str) -> Variable:
+    """A :class:`Variable` from a well-formed variable entry (see
+    :func:`scenario_file_model`): the rules that tie its keys to its type."""
+    where = f"{where}, variable '{entry.name}'"
+    given, vtype = entry.model_fields_set, entry.type
+    rng = entry.range
     if vtype in ("numeric", "integer"):
-        if not (isinstance(rng, list) and len(rng) == 2 and all(is_number(x) for x in rng) and rng[0] < rng[1]):
+        if rng is None:
             _fail(where, f"range ({rng!r}) must be [low, high] with low < high, finite numbers at most "
                   f"{MAX_MAGNITUDE:g} in magnitude")
         rng = (float(rng[0]), float(rng[1]))
     elif rng is not None:
         _fail(where, f"a {vtype} variable takes no range")
-    decimals = raw.get("decimals", 0)
-    if "decimals" in raw and vtype != "numeric":
+    if "decimals" in given and vtype != "numeric":
         _fail(where, f"a {vtype} variable takes no decimals")
-    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 6:
-        _fail(where, f"decimals ({decimals!r}) must be an integer from 0 to 6")
-    levels = raw.get("levels")
+    levels = entry.levels
     if vtype == "category":
         levels = _parse_levels(levels, where)
     elif levels is not None:
         _fail(where, f"a {vtype} variable takes no levels")
-    dist = raw.get("dist")
+    dist = entry.dist
     if dist is not None:
         dist = _parse_dist(dist, vtype, levels, where)
-    prefix = raw.get("prefix", "")
-    if "prefix" in raw and vtype not in ("id", "cluster", "unit"):
+    if "prefix" in given and vtype not in ("id", "cluster", "unit"):
         _fail(where, f"a {vtype} variable takes no prefix")
-    if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z0-9_-]*", prefix):
-        _fail(where, f"prefix ({prefix!r}) must be letters, digits, '_' or '-'")
-    relates = raw.get("relates")
+    relates = entry.relates
     if relates is not None:
         if vtype not in ("numeric", "integer") or dist is None:
             _fail(where, "only a numeric extra column with a 'dist' takes 'relates'")
-        if not (isinstance(relates, dict) and set(relates) == {"to", "r"} and isinstance(relates["to"], str)
-                and is_number(relates["r"]) and 0 < abs(relates["r"]) <= MAX_RELATION):
-            _fail(where, f"relates ({relates!r}) must be {{to: <a numeric test column>, r: <a rank correlation, "
-                  f"0 < |r| <= {MAX_RELATION:g}>}}")
-        relates = {"to": relates["to"], "r": float(relates["r"])}
-    return Variable(name=name, label=label.strip(), type=vtype, unit=unit or "",
-                    range=rng, decimals=decimals, levels=levels, dist=dist, prefix=prefix, relates=relates)
+        relates = {"to": relates.to, "r": float(relates.r)}
+    return Variable(name=entry.name, label=entry.label.strip(), type=vtype, unit=entry.unit or "", range=rng,
+                    decimals=entry.decimals, levels=levels, dist=dist, prefix=entry.prefix, relates=relates)
+
+
+@lru_cache(maxsize=1)
+def _models() -> tuple:
+    """The pydantic models of a scenario file and of one scenario: their keys,
+    the type and range of each, and what each means (``taskfactory schema
+    scenario`` prints them as JSON Schema). What ties keys together (a
+    variable's type and its range, levels and dist; the roles, extras and
+    templates of a scenario) :func:`parse_scenario` checks by hand. Built on
+    first use, so that pydantic loads only when a scenario file is read."""
+    from typing import Annotated, Any, Literal
+
+    from pydantic import AfterValidator, AllowInfNan, BaseModel, ConfigDict, Field, Strict, StrictInt, StrictStr
+
+    def text(key: str) -> Any:
+        return Annotated[StrictStr, AfterValidator(_non_blank), worded(f"needs a non-empty '{key}'")]
+
+    Number = Annotated[float, Strict(), AllowInfNan(False), Field(ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
+
+    class Relates(BaseModel):
+        """How an extra column relates to a numeric column of the test."""
+
+        model_config = ConfigDict(extra="forbid")
+        to: StrictStr = Field(description="The numeric column of the test the extra column relates to.")
+        r: Annotated[Number, AfterValidator(_relation)] = Field(
+            description=f"The rank correlation the values are reordered to, 0 < |r| <= {MAX_RELATION:g}.")
+
+    class VariableEntry(BaseModel):
+        """One column of the scenario's dataset, as its data dictionary describes it."""
+
+        model_config = ConfigDict(extra="forbid")
+        name: Annotated[StrictStr, Field(pattern=IDENT.pattern),
+                        worded(f"variable name ({{got}}) must match {IDENT.pattern}")] = Field(
+            description="Column name in the CSV.")
+        label: text("label") = Field(description="What the column holds, in words (the data dictionary's label).")
+        type: Annotated[Literal[TYPES], worded(f"type ({{got}}) must be one of {', '.join(TYPES)}")] = Field(
+            description="id (the row id), cluster, unit or period (row labels a family's design numbers), "
+                        "numeric, integer or category.")
+        unit: Annotated[StrictStr, worded("unit ({got}) must be text")] | None = Field(
+            None, description="Unit of measurement shown in the data dictionary.")
+        range: Annotated[list[Number], Field(min_length=2, max_length=2), AfterValidator(_increasing),
+                         worded(f"range ({{got}}) must be [low, high] with low < high, finite numbers at most "
+                                f"{MAX_MAGNITUDE:g} in magnitude", inside=True)] | None = Field(
+            None, description="Plausible range [low, high] of a numeric or integer column (required for them); "
+                              "values outside it are impossible.")
+        decimals: Annotated[StrictInt, Field(ge=0, le=6), worded("decimals ({got}) must be an integer from 0 to 6")] \
+            = Field(0, description="Decimals a numeric column is rounded to.")
+        levels: Annotated[list[Any], worded("levels ({got}) must be a list of names")] | None = Field(
+            None, description="The levels of a category column: at least 2 distinct quoted names that R reads as "
+                              "text, sorting the same with and without case.")
+        dist: Annotated[dict[Literal[DISTS], Any], Field(min_length=1, max_length=1),
+                        worded(f"dist ({{got}}) must be one mapping with one of {', '.join(DISTS)}", inside=True)] \
+            | None = Field(None, description="How an extra column is drawn: one of "
+                                             + "; ".join(f"{k}: {v}" for k, v in DIST_PARAMETERS.items()) + ".")
+        prefix: Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9_-]*$"),
+                          worded("prefix ({got}) must be letters, digits, '_' or '-'")] = Field(
+            "", description="Text before the number of an id, cluster or unit label (P1, P2 ...).")
+        relates: Annotated[Relates, worded(f"relates ({{got}}) must be {{to: <a numeric test column>, r: <a rank "
+                                           f"correlation, 0 < |r| <= {MAX_RELATION:g}>}}", inside=True)] | None = \
+            Field(None, description="An extra numeric column related to a numeric column of the test (and then "
+                                    "driving the MAR blanks).")
+
+    class ScenarioEntry(BaseModel):
+        """One real-world setting the tasks of a question kind are dressed in."""
+
+        model_config = ConfigDict(extra="forbid")
+        id: Annotated[StrictStr, Field(pattern=IDENT.pattern),
+                      worded(f"scenario id ({{got}}) must match {IDENT.pattern}")] = Field(
+            description="Identifier of the scenario, unique in its file.")
+        domain: text("domain") = Field(description="Field of application (medicine, ecology ...).")
+        title: text("title") = Field(description="One-line title.")
+        context: text("context") = Field(
+            description="The setting put to the agent; may name {n}, the roles that are not lists, the drawn fields "
+                        "of a question without a dataset and the question words of the dgp's families, as bare "
+                        "fields; {{ and }} are literal braces.")
+        question: text("question") = Field(description="The question put to the agent; fields as in context.")
+        roles: Annotated[dict[Any, Any], worded("needs a 'roles' mapping")] | None = Field(
+            None, description="What each column or reference value plays in the test (outcome, group, mu0 ...): "
+                              "numbers, names, flat lists of those, or one mapping of names to those; required "
+                              "when the kind has a dataset.")
+        variables: Annotated[list[VariableEntry], worded("needs a 'variables' list")] | None = Field(
+            None, description="The columns of the dataset: exactly one id, the columns the roles name, and 1 to 3 "
+                              "extras; none for a question without a dataset.")
+        dgp: Annotated[dict[Any, Any], Field(min_length=1), worded(
+            "needs a 'dgp' mapping from each method the scenario supports to its parameters")] = Field(
+            description="The families (siblings of the kind) the scenario supports, each mapped to the parameters "
+                        "of its data-generating process.")
+
+    class ScenarioFile(BaseModel):
+        """The scenarios of one question kind, shared by the families that answer it."""
+
+        model_config = ConfigDict(extra="forbid", title="taskfactory scenario file")
+        kind: Annotated[StrictStr, worded("kind ({got}) must be text")] = Field(
+            description="The question kind; must match the file name (two_groups for two_groups.yaml).")
+        scenarios: Annotated[list[ScenarioEntry], Field(min_length=1),
+                             worded("'scenarios' must be a non-empty list")] = Field(
+            description="The scenarios of the kind.")
+
+    return ScenarioFile, ScenarioEntry
+
+
+def scenario_file_model():
+    """The pydantic model of a scenario file (see :func:`_models`)."""
+    return _models()[0]
+
+
+def _non_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError(text)
+    return text
+
+
+def _increasing(pair: list) -> list:
+    if not pair[0] < pair[1]:
+        raise ValueError(pair)
+    return pair
+
+
+def _relation(r: float) -> float:
+    if not 0 < abs(r) <= MAX_RELATION:
+        raise ValueError(r)
+    return r
+
+
+def _scenario_where(raw, loc: tuple, label: str | None) -> str | None:
+    """Where ``loc`` (inside scenario ``raw``) is: ``scenario 'x'``, and
+    ``variable 'y'`` inside one of its variables; ``label`` names a scenario
+    whose id is unusable."""
+    sid = raw.get("id") if isinstance(raw, dict) else None
+    where = f"scenario '{sid}'" if isinstance(sid, str) and IDENT.fullmatch(sid) else label
+    if len(loc) >= 2 and loc[0] == "variables":
+        var = raw["variables"][loc[1]]
+        name = var.get("name") if isinstance(var, dict) else None
+        part = f"variable '{name}'" if isinstance(name, str) and IDENT.fullmatch(name) else f"variables[{loc[1]}]"
+        where = f"{where}, {part}" if where else part
+    return where
+
+
+def _structure(model, raw, problems: Problems, label: str | None = None):
+    """``raw`` validated by scenario ``model``; None, with its problems, when malformed."""
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            problems.add(*translate(error, model, lambda loc: _scenario_where(raw, loc, label),
+                                    "each scenario must be a mapping"))
+    return None
 
 
 def parse_scenario(raw, kind: str, where: str, has_data: bool = True, fields: tuple[str, ...] = (),
                    words: dict | None = None) -> Scenario:
     """Validate one scenario mapping of question kind ``kind``'s file (``where``
-    names the file). Its ``dgp`` maps each family the scenario supports to
-    that family's parameters.
+    names the file); every problem is reported in one :class:`ScenarioError`
+    line. Its ``dgp`` maps each family the scenario supports to that family's
+    parameters.
 
     A family without a dataset (``has_data`` False: a closed-form task) has
     no variables and may have no roles; its texts may name the drawn
@@ -452,39 +586,83 @@ def parse_scenario(raw, kind: str, where: str, has_data: bool = True, fields: tu
     family of the scenario's ``dgp`` defines (``words`` maps a family to the
     names of its words, ``Family.question_words``); a word one of them lacks
     is refused."""
-    source = where
-    if not isinstance(raw, dict):
-        _fail(where, "each scenario must be a mapping")
-    sid = raw.get("id")
-    if not isinstance(sid, str) or not IDENT.fullmatch(sid):
-        _fail(where, f"scenario id ({sid!r}) must match {IDENT.pattern}")
-    where = f"{where}, scenario '{sid}'"
-    unknown = sorted(set(map(str, raw)) - set(SCENARIO_KEYS))
-    if unknown:
-        _fail(where, f"unknown key '{unknown[0]}'; allowed: {', '.join(SCENARIO_KEYS)}")
-    for key in ("domain", "title", "context", "question"):
-        if not isinstance(raw.get(key), str) or not raw[key].strip():
-            _fail(where, f"needs a non-empty '{key}'")
-    roles = raw.get("roles", {} if not has_data else None)
-    if not isinstance(roles, dict) or (has_data and not roles):
-        _fail(where, "needs a 'roles' mapping")
-    for role, value in roles.items():
-        if not (isinstance(role, str) and IDENT.fullmatch(role)):
-            _fail(where, f"role ({role!r}) must match {IDENT.pattern}")
-        _check_plain(value, f"role '{role}'", where, mapping_ok=True)
-    raw_vars = raw.get("variables", [] if not has_data else None)
-    if not isinstance(raw_vars, list):
-        _fail(where, "needs a 'variables' list")
-    if not has_data and raw_vars:
-        _fail(where, f"'{kind}' asks a question without a dataset; its scenarios take no variables")
-    variables = tuple(_parse_variable(v, where) for v in raw_vars)
+    problems = Problems(where, ScenarioError, joiner=", ")
+    entry = _structure(_models()[1], raw, problems)
+    scenario = entry and _check_scenario(entry, kind, where, has_data, fields, words, problems)
+    problems.raise_any()
+    return scenario
+
+
+def _check_scenario(entry, kind: str, source: str, has_data: bool, fields: tuple[str, ...], words: dict | None,
+                    problems: Problems) -> Scenario | None:
+    """The :class:`Scenario` of a well-formed entry when the rules that tie
+    its keys together hold; else None, with every problem found in ``problems``."""
+    where = f"scenario '{entry.id}'"
+    found = len(problems)
+    roles = entry.roles if entry.roles is not None else ({} if not has_data else None)
+    raw_vars = entry.variables if entry.variables is not None else ([] if not has_data else None)
+    try:
+        if roles is None or (has_data and not roles):
+            _fail(where, "needs a 'roles' mapping")
+        for role, value in roles.items():
+            if not (isinstance(role, str) and IDENT.fullmatch(role)):
+                _fail(where, f"role ({role!r}) must match {IDENT.pattern}")
+            _check_plain(value, f"role '{role}'", where, mapping_ok=True)
+        if raw_vars is None:
+            _fail(where, "needs a 'variables' list")
+        if not has_data and raw_vars:
+            _fail(where, f"'{kind}' asks a question without a dataset; its scenarios take no variables")
+    except _Problem as problem:
+        problems.add(problem.message, problem.where)
+        return None
+    variables = []
+    for raw_var in raw_vars:
+        try:
+            variables.append(_parse_variable(raw_var, where))
+        except _Problem as problem:
+            problems.add(problem.message, problem.where)
+    dgp = {}
+    try:
+        for method, params in entry.dgp.items():
+            if not (isinstance(method, str) and IDENT.fullmatch(method)):
+                _fail(where, f"dgp method ({method!r}) must match {IDENT.pattern}")
+            params = {} if params is None else params
+            if not isinstance(params, dict):
+                _fail(where, f"dgp must map each method the scenario supports to its parameters; '{method}' holds "
+                      f"{params!r}")
+            for key, value in params.items():
+                if not (isinstance(key, str) and IDENT.fullmatch(key)):
+                    _fail(where, f"dgp key ({key!r}) of {method} must match {IDENT.pattern}")
+                _check_plain(value, f"dgp {method}.{key}", where, mapping_ok=True)
+            dgp[method] = dict(params)
+    except _Problem as problem:
+        problems.add(problem.message, problem.where)
+        dgp = None
+    try:
+        if len(variables) == len(raw_vars):
+            _check_columns(variables, roles, has_data, where)
+        texts = _check_texts(entry, roles, dgp, fields, words, where) if dgp is not None else None
+    except _Problem as problem:
+        problems.add(problem.message, problem.where)
+        return None
+    if len(problems) > found:
+        return None
+    return Scenario(id=entry.id, method=kind, domain=entry.domain.strip(), title=entry.title.strip(),
+                    context=texts["context"], question=texts["question"], roles=dict(roles),
+                    variables=tuple(variables), dgp=dgp, source=source)
+
+
+def _check_columns(variables: list[Variable], roles: dict, has_data: bool, where: str) -> None:
+    """The columns of a scenario: distinct names, one id, the design labels
+    the test uses, 1 to 3 extras each with a dist, and relations to a numeric
+    column of the test only."""
     names = [v.name for v in variables]
     if len(set(names)) != len(names):
         _fail(where, "variable names must be distinct")
     if has_data and sum(v.type == "id" for v in variables) != 1:
         _fail(where, "needs exactly one variable of type 'id'")
     used = set()
-    for role, value in roles.items():
+    for value in roles.values():
         for col in value if isinstance(value, list) else [value]:
             if isinstance(col, str) and col in names:
                 used.add(col)
@@ -502,26 +680,17 @@ def parse_scenario(raw, kind: str, where: str, has_data: bool = True, fields: tu
         if v.relates is not None and (v.name in used or v.relates["to"] not in numeric_used):
             _fail(where, f"variable '{v.name}' relates to '{v.relates['to']}'; an extra column may relate only to a "
                   f"numeric column the test uses ({', '.join(sorted(numeric_used)) or 'none'})")
-    dgp = raw.get("dgp")
-    if not isinstance(dgp, dict) or not dgp:
-        _fail(where, "needs a 'dgp' mapping from each method the scenario supports to its parameters")
-    for method, params in dgp.items():
-        if not (isinstance(method, str) and IDENT.fullmatch(method)):
-            _fail(where, f"dgp method ({method!r}) must match {IDENT.pattern}")
-        if params is None:
-            params = dgp[method] = {}
-        if not isinstance(params, dict):
-            _fail(where, f"dgp must map each method the scenario supports to its parameters; '{method}' holds "
-                  f"{params!r}")
-        for key, value in params.items():
-            if not (isinstance(key, str) and IDENT.fullmatch(key)):
-                _fail(where, f"dgp key ({key!r}) of {method} must match {IDENT.pattern}")
-            _check_plain(value, f"dgp {method}.{key}", where, mapping_ok=True)
+
+
+def _check_texts(entry, roles: dict, dgp: dict, fields: tuple[str, ...], words: dict | None, where: str) -> dict:
+    """The context and question on one line each, once each field they name
+    is ``{n}``, a role, a drawn field or a question word every family of the
+    dgp defines."""
     allowed = {"n"} | {k for k, v in roles.items() if not isinstance(v, list)} | set(fields)
     defined = {m: frozenset((words or {}).get(m, ())) for m in dgp}
     texts = {}
     for key in ("context", "question"):
-        texts[key] = " ".join(raw[key].split())
+        texts[key] = " ".join(getattr(entry, key).split())
         bad = sorted(_template_fields(texts[key], key, where) - allowed)
         for word in list(bad):
             lacking = sorted(m for m in dgp if word not in defined[m])
@@ -532,30 +701,41 @@ def parse_scenario(raw, kind: str, where: str, has_data: bool = True, fields: tu
                       "method of the dgp must define the words its scenario names")
         if bad:
             _fail(where, f"{key} names '{{{bad[0]}}}'; allowed: {', '.join('{' + a + '}' for a in sorted(allowed))}")
-    return Scenario(id=sid, method=kind, domain=raw["domain"].strip(), title=raw["title"].strip(),
-                    context=texts["context"], question=texts["question"], roles=dict(roles), variables=variables,
-                    dgp={m: dict(p) for m, p in dgp.items()}, source=source)
+    return texts
 
 
 def parse_file(path: Path, has_data: bool = True, fields: tuple[str, ...] = (),
                words: dict | None = None) -> list[Scenario]:
-    """Read and validate the scenario file of one question kind. The
-    scenarios it returns are shared by the kind's families: ``method`` holds
-    the kind and ``dgp`` the parameters per family (see
-    :meth:`Scenario.for_family`). ``fields`` and ``words`` are the template
-    fields the texts may name besides ``{n}`` and the roles (see
-    :func:`parse_scenario`)."""
-    where = str(path)
+    """Read and validate the scenario file of one question kind; every
+    problem is reported in one :class:`ScenarioError` line. The scenarios it
+    returns are shared by the kind's families: ``method`` holds the kind and
+    ``dgp`` the parameters per family (see :meth:`Scenario.for_family`).
+    ``fields`` and ``words`` are the template fields the texts may name
+    besides ``{n}`` and the roles (see :func:`parse_scenario`)."""
+    from pydantic import ValidationError
+
+    source = str(path)
     raw = load_yaml(path, ScenarioError, "scenario file")
-    if not isinstance(raw, dict) or set(raw) != {"kind", "scenarios"}:
-        _fail(where, "must be a mapping with exactly the keys 'kind' and 'scenarios'")
+    problems = Problems(source, ScenarioError, joiner=", ")
+    file_model, entry_model = _models()
+    try:
+        entries = list(enumerate(file_model.model_validate(raw).scenarios))
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        whole = [e for e in errors if len(e["loc"]) < 2 or e["loc"][0] != "scenarios"]
+        for error in whole:
+            problems.add(*translate(error, file_model, lambda loc: None,
+                                    "must be a mapping with exactly the keys 'kind' and 'scenarios'"))
+        problems.raise_any()
+        listed = raw["scenarios"]
+        entries = [(i, _structure(entry_model, s, problems, f"scenarios[{i}]")) for i, s in enumerate(listed)]
     if raw["kind"] != path.stem:
-        _fail(where, f"kind ({raw['kind']!r}) must match the file name ({path.stem!r})")
-    if not isinstance(raw["scenarios"], list) or not raw["scenarios"]:
-        _fail(where, "'scenarios' must be a non-empty list")
-    out = [parse_scenario(s, path.stem, where, has_data, fields, words) for s in raw["scenarios"]]
-    ids = [s.id for s in out]
-    dup = sorted({i for i in ids if ids.count(i) > 1})
+        problems.add(f"kind ({raw['kind']!r}) must match the file name ({path.stem!r})")
+    out = [_check_scenario(entry, path.stem, source, has_data, fields, words, problems)
+           for _, entry in entries if entry is not None]
+    ids = [s.get("id") for s in raw["scenarios"] if isinstance(s, dict)]
+    dup = sorted({i for i in ids if isinstance(i, str) and ids.count(i) > 1})
     if dup:
-        _fail(where, f"scenario id '{dup[0]}' appears twice")
+        problems.add(f"scenario id '{dup[0]}' appears twice")
+    problems.raise_any()
     return out

@@ -1,0 +1,136 @@
+"""`taskfactory schema`: the JSON Schema of grid and scenario files, for editors."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from taskfactory.cli import main
+from taskfactory.errors import InputError, ScenarioError
+from taskfactory.readers import load_yaml
+from taskfactory.scenarios import scenario_root
+from taskfactory.schema import json_schema
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def printed(kind: str) -> dict:
+    result = CliRunner().invoke(main, ["schema", kind])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def validator(schema: dict) -> jsonschema.Draft202012Validator:
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def refusals(schema: dict, data) -> list[tuple[str, str]]:
+    """Where and by which keyword ``schema`` refuses ``data`` (inside a
+    choice of forms, the refusal of the form that fits best), sorted."""
+    def leaves(error) -> list:
+        if not error.context:
+            return [error]
+        forms = {}
+        for inner in error.context:
+            forms.setdefault(inner.relative_schema_path[0], []).append(inner)
+        deepest = max(forms.values(), key=lambda errors: max(len(e.absolute_path) for e in errors))
+        return [leaf for inner in deepest for leaf in leaves(inner)]
+
+    return sorted((leaf.json_path, leaf.validator) for error in validator(schema).iter_errors(data)
+                  for leaf in leaves(error))
+
+
+def undescribed(schema: dict) -> list[str]:
+    """The properties, anywhere in ``schema``, that lack a description."""
+    missing = []
+    objects = [("", schema)] + [(f"$defs.{name}", d) for name, d in schema.get("$defs", {}).items()]
+    for where, obj in objects:
+        for key, prop in obj.get("properties", {}).items():
+            if not prop.get("description"):
+                missing.append(f"{where}.{key}")
+    return missing
+
+
+def test_grid_schema_accepts_the_shipped_grids_and_refuses_a_bad_one():
+    schema = printed("grid")
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["title"] == "taskfactory grid" and schema["required"] == ["seed", "methods", "n"]
+    for name in ("demo.yaml", "paper.yaml"):
+        assert refusals(schema, load_yaml(ROOT / "grids" / name, InputError)) == [], name
+    bad = {"seed": -1, "methods": "all", "n": [30, 1], "effects": ["huge"], "seeds": 0, "colour": "red",
+           "exclude": [{}], "split": {"test": 1.5}}
+    assert refusals(schema, bad) == [
+        ("$", "additionalProperties"), ("$.effects[0]", "enum"), ("$.exclude[0]", "minProperties"),
+        ("$.n[1]", "minimum"), ("$.seed", "minimum"), ("$.seeds", "minimum"), ("$.split.test", "exclusiveMaximum")]
+
+
+def test_scenario_schema_accepts_every_shipped_scenario_file_and_refuses_a_bad_one():
+    schema = printed("scenario")
+    assert schema["title"] == "taskfactory scenario file" and schema["required"] == ["kind", "scenarios"]
+    files = sorted(scenario_root().glob("*.yaml"))
+    assert len(files) >= 10
+    for path in files:
+        assert refusals(schema, load_yaml(path, ScenarioError)) == [], path.name
+    bad = load_yaml(scenario_root() / "two_groups.yaml", ScenarioError)
+    bad["scenarios"][0]["variables"][0]["type"] = "text"
+    bad["scenarios"][0]["variables"][1]["decimals"] = 7
+    bad["scenarios"][1]["colour"] = "red"
+    assert refusals(schema, bad) == [("$.scenarios[0].variables[0].type", "enum"),
+                                     ("$.scenarios[0].variables[1].decimals", "maximum"),
+                                     ("$.scenarios[1]", "additionalProperties")]
+
+
+@pytest.mark.parametrize("kind", ["grid", "scenario"])
+def test_every_key_of_the_schema_is_described(kind):
+    schema = json_schema(kind)
+    assert undescribed(schema) == []
+    assert "properties" in schema and schema["$defs"]
+
+
+def test_schema_out_writes_the_file_and_prints_nothing(tmp_path):
+    out = tmp_path / "grid.schema.json"
+    result = CliRunner().invoke(main, ["schema", "grid", "-o", str(out)])
+    assert result.exit_code == 0 and result.output == ""
+    assert json.loads(out.read_text()) == printed("grid")
+    assert [p.name for p in tmp_path.iterdir()] == ["grid.schema.json"]
+
+
+def test_schema_out_to_a_missing_folder_is_one_line_exit_2(tmp_path):
+    out = tmp_path / "nope" / "grid.schema.json"
+    result = CliRunner().invoke(main, ["schema", "grid", "-o", str(out)])
+    assert result.exit_code == 2
+    assert result.output == f"error: {out}: cannot write the schema (No such file or directory)\n"
+    assert not (tmp_path / "nope").exists()
+
+
+def test_unknown_schema_kind_is_exit_2():
+    result = CliRunner().invoke(main, ["schema", "corpus"])
+    assert result.exit_code == 2
+    assert result.output == ("error: main schema: Invalid value for '{grid|scenario}': 'corpus' is not one "
+                             "of 'grid', 'scenario' (see --help)\n")
+    with pytest.raises(InputError, match=r"^unknown schema 'corpus'; allowed: grid, scenario$"):
+        json_schema("corpus")
+
+
+def test_pydantic_loads_only_when_a_file_is_validated():
+    code = ("import sys, taskfactory, taskfactory.cli, taskfactory.grid, taskfactory.scenarios\n"
+            "from click.testing import CliRunner\n"
+            "assert CliRunner().invoke(taskfactory.cli.main, ['--help']).exit_code == 0\n"
+            "print('pydantic' in sys.modules)\n"
+            "taskfactory.load_grid({'seed': 1, 'methods': ['welch_t'], 'n': [30]})\n"
+            "print('pydantic' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.split() == ["False", "True"]
+
+
+def test_the_models_take_the_keys_the_code_reads():
+    from taskfactory.grid import EXCLUDE_KEYS, grid_model
+    from taskfactory.validation import keys_at
+
+    assert keys_at(grid_model(), ("exclude", 0)) == EXCLUDE_KEYS
+    assert keys_at(grid_model(), ("split",)) == ("by", "test", "seed")
