@@ -207,18 +207,24 @@ def _order(key: str):
     return (0, int(key), "") if key.isdigit() else (1, 0, key)
 
 
+#: The score table's columns: the group, then the numbers of each.
+SCORE_COLUMNS = ("", "tasks", "answers", "reward", "Raw@1", "Strict@1", "invalid", "method")
+
+
 def format_report(report: ScoreReport) -> str:
     """The text ``taskfactory score`` prints."""
+    from .tables import render_table
+
     o = report.overall
     lines = [f"scored {o.get('answers', 0)} answers to {o.get('tasks', 0)} of {report.corpus_tasks} tasks"]
     for kind, p in report.problems.items():
         shown = ", ".join(map(str, p["lines"])) + (", ..." if p["count"] > len(p["lines"]) else "")
         lines.append(f"  not scored: {p['count']} line(s) {kind} (line {shown})")
-    header = f"{'':<28} {'tasks':>6} {'answers':>7} {'reward':>7} {'Raw@1':>7} {'Strict@1':>8} {'invalid':>7} {'method':>7}"
-    lines += ["", header, _row("overall", o)]
+    rows = [_row("overall", o)]
     for b, cells in report.breakdowns.items():
-        lines.append(f"by {b}:")
-        lines += [_row(f"  {key}", cell) for key, cell in cells.items()]
+        rows.append((f"by {b}:",) + ("",) * (len(SCORE_COLUMNS) - 1))
+        rows += [_row(f"  {key}", cell) for key, cell in cells.items()]
+    lines += ["", render_table(SCORE_COLUMNS, rows, align=("left",) + ("right",) * (len(SCORE_COLUMNS) - 1))]
     ks = sorted({int(k.split("@")[1]) for k in o if k.startswith("raw_pass@") and k[9:].isdigit()})
     if len(ks) > 1:
         lines.append("")
@@ -227,11 +233,10 @@ def format_report(report: ScoreReport) -> str:
     return "\n".join(lines)
 
 
-def _row(label: str, s: dict) -> str:
+def _row(label: str, s: dict) -> tuple[str, ...]:
+    """One line of the score table: ``label`` and the numbers of summary ``s``."""
     if not s.get("answers"):
-        return f"{label:<28} {0:>6}"
+        return (label, "0") + ("",) * (len(SCORE_COLUMNS) - 2)
     method = "-" if s["method_accuracy"] is None else f"{s['method_accuracy']:.3f}"
-    raw = f"{s['raw_pass@1']:.3f}"
-    strict = f"{s['strict_pass@1']:.3f}"
-    return (f"{label[:28]:<28} {s['tasks']:>6} {s['answers']:>7} {s['mean_reward']:>7.3f} {raw:>7} {strict:>8} "
-            f"{s['invalid_share']:>7.3f} {method:>7}")
+    return (label, str(s["tasks"]), str(s["answers"]), f"{s['mean_reward']:.3f}", f"{s['raw_pass@1']:.3f}",
+            f"{s['strict_pass@1']:.3f}", f"{s['invalid_share']:.3f}", method)

@@ -360,8 +360,12 @@ def verify(corpus_dir, sample: int | None = None, jobs: int = 1, seed: int = 0,
             size = chunk_size(todo, jobs)
             calls = (delayed(_check_chunk)(manifest["grid"], chunk, limits, scenario_setting())
                      for chunk in _chunks(readable, chosen, bad_rows, report, size))
-            runner = Parallel(n_jobs=jobs, return_as="generator", pre_dispatch="2*n_jobs") if jobs > 1 \
-                else (lambda cs: (fn(*a, **k) for fn, a, k in cs))
+            # Processes (loky), not threads: re-deriving a record is Python work that holds the GIL, and
+            # release() turns warnings into errors with warnings.catch_warnings, which is process-wide, so
+            # threads would undo each other's filters. Chunks come back in order: the report lists the
+            # problems in the corpus's order.
+            runner = Parallel(n_jobs=jobs, backend="loky", return_as="generator", pre_dispatch="2*n_jobs") \
+                if jobs > 1 else (lambda cs: (fn(*a, **k) for fn, a, k in cs))
             bar = None
             if progress and todo:
                 from tqdm import tqdm

@@ -318,3 +318,25 @@ def test_json_report(pristine):
     assert (report["shards"], report["shards_ok"], report["tasks_total"], report["tasks_checked"]) == (
         report["shards"], report["shards"], 48, 4)
     assert report["records_ok"] == 4 and report["tasks_per_second"] > 0
+
+
+def test_chunks_are_checked_in_worker_processes_even_where_threads_are_configured(pristine, tmp_path, monkeypatch):
+    """Re-deriving holds the GIL and release() sets process-wide warning filters, so two chunks never
+    share a process: a caller's joblib configuration for threads does not apply."""
+    import os
+
+    import joblib
+
+    log, real = tmp_path / "pids", VERIFY._check_chunk
+
+    def logged(*args, **kwargs):
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(VERIFY, "_check_chunk", logged)
+    with joblib.parallel_config(backend="threading"):
+        report = VERIFY.verify(pristine, jobs=2)
+    pids = log.read_text().split()
+    assert report.ok and report.tasks == report.records_ok == 48
+    assert len(pids) == 2 and str(os.getpid()) not in pids
