@@ -24,7 +24,8 @@ tasks, the tasks as the other formats read them):
   ``load_environment(split=..., num_examples=..., seed=...)`` returns a
   single-turn environment with the reward's parts in its rubric.
 
-Only files this module writes are written; DEST must be empty or absent.
+Only files this module writes are written; DEST must be a new or empty folder
+(:func:`taskfactory.folders.check_new_folder`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pathlib import Path
 
 from .corpus import SPLITS, atomic_write_text, is_task_id, iter_records
 from .errors import InputError
+from .folders import check_new_folder
 from .answers import KINDS
 from .reward import ground_truth
 
@@ -92,9 +94,7 @@ def export(corpus, to: str, dest, data: str = "auto", inline_max: int = INLINE_M
             raise InputError("--to lm-eval puts the data in the prompt; --data file needs a sandbox (verl, inspect, "
                              "verifiers or jsonl)")
         data = "inline"
-    dest = Path(dest)
-    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise InputError(f"{dest}: the destination exists and is not an empty folder")
+    dest = check_new_folder(dest, "-o", [corpus])
     rows_by_split: dict[str, list[dict]] = {s: [] for s in splits}
     files: dict[str, str] = {}
     counts: dict = {}

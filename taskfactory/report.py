@@ -1,8 +1,8 @@
 """``taskfactory report``: one self-contained HTML page describing a corpus.
 
-The page has five sections, each built from the corpus's shards (only the
-small columns listed in :data:`COLUMNS`, never the CSVs or scripts) and its
-manifest:
+The page has six sections, each built from the corpus's shards (only the
+small columns listed in :data:`COLUMNS` and what scoring reads, never the
+CSVs or scripts) and its manifest:
 
 1. **Composition**: tasks per family, N, effect, prompt style, perturbation
    and split, and the tasks each family rejected at build time.
@@ -19,8 +19,13 @@ manifest:
    is at the reward's cap, the Raw score of always answering "fail to
    reject", and the Raw score of a constant p-value per family and N fitted on
    half of the datasets (see :func:`_floors`).
+6. **Agents**: the answers of each ``--predictions`` file and of the corpus's
+   own gold and naive tests, scored by :func:`taskfactory.score.score`: Raw
+   and Strict pass@1 and pass@k per family, effect, prompt style,
+   perturbation and trap, and a reliability plot of the reported z against
+   the gold z (both the reward's capped z, :func:`taskfactory.answers.capped_z`).
 
-``report(corpus, out)`` writes ``out/index.html`` (the plots embedded as
+``report(corpus, out, predictions)`` writes ``out/index.html`` (the plots embedded as
 base64 PNG, no network, no JavaScript), the PNG files beside it and
 ``out/summary.json``, which holds every number the page shows, nested by
 section. matplotlib, numpy, pandas and scipy are imported only when a report
@@ -34,17 +39,22 @@ import html
 import io
 import json
 import math
-import tempfile
 from pathlib import Path
 
 from .errors import InputError
+from .folders import check_new_folder
 
 MISSING_MATPLOTLIB = "taskfactory report needs matplotlib: pip install 'taskfactory[report]'"
 #: The record columns the report reads.
 COLUMNS = ["data_id", "method", "n", "effect", "prompt_style", "perturbation", "split", "answer_kind", "alpha",
            "gold_p", "gold_z", "gold_decision", "naive_p", "trap", "n_blank_cells", "n_impossible_values", "n_rows",
            "n_analysed"]
-SECTIONS = ("1. Composition", "2. Calibration", "3. Traps", "4. Perturbations", "5. Floors")
+SECTIONS = ("1. Composition", "2. Calibration", "3. Traps", "4. Perturbations", "5. Floors", "6. Agents")
+#: The record columns the Agents section breaks the scores down by, and their titles.
+AGENT_BREAKDOWNS = {"method": "family", "effect": "effect", "prompt_style": "prompt style",
+                    "perturbation": "perturbation", "trap": "trap"}
+#: Bins of the gold z in the reliability plot: [0, cap] in this many equal bins.
+RELIABILITY_BINS = 10
 DPI = 100
 PANEL_COLUMNS = 5
 
@@ -74,31 +84,6 @@ def _pyplot():
     except ImportError:
         raise InputError(MISSING_MATPLOTLIB) from None
     return Figure
-
-
-def _check_out(corpus, out) -> Path:
-    """``out`` as a folder the report may write: new or empty, outside the
-    corpus (whose files are listed, so a file planted there would make it fail
-    verify), writable."""
-    out = Path(out)
-    inside = Path(corpus).resolve()
-    if out.resolve() == inside or inside in out.resolve().parents:
-        raise InputError(f"{out}: the output folder would go inside the corpus {corpus}; give a folder outside it")
-    if out.is_symlink():
-        raise InputError(f"{out}: the output folder is a symbolic link; give a new or empty folder")
-    if out.exists() and not out.is_dir():
-        raise InputError(f"{out}: the output folder exists and is not a folder; give a new or empty folder")
-    if out.is_dir() and any(out.iterdir()):
-        raise InputError(f"{out}: the output folder is not empty; give a new or empty folder")
-    existing = next(p for p in (out.absolute(), *out.absolute().parents) if p.exists())
-    if not existing.is_dir():
-        raise InputError(f"{out}: {existing} is not a folder; give a new or empty folder")
-    try:   # try it: permission bits say nothing to root or on a read-only file system
-        with tempfile.TemporaryFile(dir=existing):
-            pass
-    except OSError as exc:
-        raise InputError(f"{out}: cannot write in {existing} ({exc.strerror or exc})") from None
-    return out
 
 
 def load_frame(corpus):
@@ -244,31 +229,126 @@ def _floors(df) -> dict:
     return out
 
 
-def summarize(corpus) -> dict:
-    """Every number of the report of ``corpus``, nested by section."""
+def source_labels(predictions) -> list[str]:
+    """One label per predictions file: its name without the extension; a
+    name two files share (or a file and a baseline, ``gold`` or ``naive``)
+    followed by the file's place among the files: ``run (1)``, ``run (2)``."""
+    from collections import Counter
+
+    from .score import BASELINES
+
+    stems = [Path(p).stem for p in predictions]
+    shared = Counter(stems + list(BASELINES))
+    labels = [stem if shared[stem] == 1 else f"{stem} ({place})" for place, stem in enumerate(stems, start=1)]
+    if len(set(labels + list(BASELINES))) < len(labels) + len(BASELINES):   # a file named like a numbered label
+        labels = [f"{stem} ({place})" for place, stem in enumerate(stems, start=1)]
+    return labels
+
+
+def _pass_k(overall: dict) -> int | None:
+    """The k of pass@k a scored source reaches: the fewest answers of any task
+    it answers (``score`` reports pass@2 .. pass@k); None without answers."""
+    ks = [int(k) for key in overall if key.startswith("raw_pass@") and (k := key[len("raw_pass@"):]).isdigit()]
+    return max(ks) if ks else None
+
+
+def _reliability(answers: dict, gold_z: dict) -> dict:
+    """The reported z (the reward's capped z of an answer's p-value) against
+    the gold z, binned by gold z: per bin the answers, their mean gold z and
+    the mean and quartiles of their reported z. Answers without a usable
+    p-value (invalid, or to a task without one) are left out."""
+    import numpy as np
+
+    from .answers import SCORE_Z_CAP, capped_z
+    from .reward import Answer, parse_answer
+
+    pairs = []
+    for task_id, runs in answers.items():
+        if task_id not in gold_z:
+            continue
+        for given in runs.values():
+            answer = given if not isinstance(given, str) else parse_answer(given, "p_value")
+            if isinstance(answer, Answer):
+                pairs.append((gold_z[task_id], capped_z(answer.values["p_value"])))
+    edges = np.linspace(0.0, SCORE_Z_CAP, RELIABILITY_BINS + 1)
+    out = {"unit": "answers with a p-value; z two-sided, capped at the reward's cap", "z_cap": SCORE_Z_CAP,
+           "answers": len(pairs), "bin_edges": [_r(e) for e in edges], "bins": []}
+    if not pairs:
+        return out
+    gold, reported = np.array(pairs).T
+    where = np.clip(np.digitize(gold, edges[1:-1]), 0, RELIABILITY_BINS - 1)
+    for b in range(RELIABILITY_BINS):
+        g, r = gold[where == b], reported[where == b]
+        if len(g):
+            q25, q75 = np.quantile(r, [0.25, 0.75])
+            out["bins"].append({"bin": b, "answers": int(len(g)), "mean_gold_z": _r(g.mean()),
+                                "mean_reported_z": _r(r.mean()), "reported_z_q25": _r(q25), "reported_z_q75": _r(q75)})
+    return out
+
+
+def agents(corpus, predictions=()) -> dict:
+    """The Agents section: every predictions file and the corpus's gold and
+    naive answers, each scored by :func:`taskfactory.score.score` (the same
+    errors for a bad file, the same figures and unscored lines) broken down by
+    :data:`AGENT_BREAKDOWNS`, with its k and its reliability bins."""
+    from .answers import capped_z
+    from .corpus import iter_records
+    from .score import BASELINES, baseline_answers, read_predictions, score
+
+    sources = [(label, str(path), None) for label, path in zip(source_labels(predictions), predictions)]
+    sources += [(name, None, name) for name in BASELINES]
+    scored = {label: score(corpus, path, tuple(AGENT_BREAKDOWNS), baseline) for label, path, baseline in sources}
+    records = list(iter_records(corpus, columns=["task_id", "method", "answer_kind", "gold", "naive_p",
+                                                  "naive_decision", "naive_method"]))
+    kinds = {rec["task_id"]: rec["answer_kind"] for rec in records}
+    gold_z = {rec["task_id"]: capped_z(rec["gold"]["p_value"]) for rec in records
+              if rec["answer_kind"] == "p_value" and rec["gold"]["p_value"] is not None}
+    out = {"unit": "answers, scored as taskfactory score scores them", "breakdowns": dict(AGENT_BREAKDOWNS),
+           "sources": {}}
+    for label, path, baseline in sources:
+        answers = read_predictions(path, kinds)[0] if path else baseline_answers(records, baseline)
+        result = scored[label].as_dict()
+        out["sources"][label] = {"source": "predictions" if path else "baseline", "path": path,
+                                 "k": _pass_k(result["overall"]), **result,
+                                 "reliability": _reliability(answers, gold_z)}
+    return out
+
+
+def summarize(corpus, predictions=()) -> dict:
+    """Every number of the report of ``corpus`` (and of the answers in the
+    ``predictions`` files), nested by section."""
     from .corpus import load_manifest
 
     manifest = load_manifest(corpus)
-    df = load_frame(corpus)
-    return _summarize(df, manifest)
+    agent_scores = agents(corpus, predictions)
+    return _summarize(load_frame(corpus), manifest, agent_scores)
 
 
-def _summarize(df, manifest) -> dict:
+def _summarize(df, manifest, agent_scores: dict) -> dict:
     return {"corpus": {"grid_name": manifest.get("name"), "tasks": int(len(df))},
             "composition": _composition(df, manifest), "calibration": _calibration(df), "traps": _traps(df),
-            "perturbations": _perturbations(df), "floors": _floors(df)}
+            "perturbations": _perturbations(df), "floors": _floors(df), "agents": agent_scores}
 
 
 # --- the figures -------------------------------------------------------------------
 
 def _grid(Figure, count: int, title: str):
+    """A figure of ``count`` small panels, :data:`PANEL_COLUMNS` a row, laid
+    out by fixed margins (in inches) for their title, tick labels and axis
+    labels: measuring every text, as tight_layout does, costs seconds."""
     cols = min(PANEL_COLUMNS, max(count, 1))
     rows = max(1, math.ceil(count / cols))
-    fig = Figure(figsize=(max(7.0, 2.2 * cols), 1.2 + 2.0 * rows), dpi=DPI)
+    width, height = max(7.0, 2.2 * cols), 1.2 + 2.0 * rows
+    fig = Figure(figsize=(width, height), dpi=DPI)
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    left, right, bottom, top, across, down = 0.6, 0.15, 0.45, 0.85, 0.65, 0.65
+    panel_w = (width - left - right - across * (cols - 1)) / cols
+    panel_h = (height - bottom - top - down * (rows - 1)) / rows
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height,
+                        wspace=across / panel_w, hspace=down / panel_h)
     for ax in axes[count:]:
         ax.set_visible(False)
-    fig.suptitle(title)
+    fig.suptitle(title, y=1 - 0.15 / height, va="top")
     return fig, axes
 
 
@@ -284,13 +364,16 @@ def _histograms(Figure, summary):
     fams = [(m, f) for m, f in summary["calibration"]["families"].items() if f["null"]["datasets"]]
     if not fams:
         return None
+    from matplotlib.ticker import MaxNLocator
+
     fig, axes = _grid(Figure, len(fams), "Null-effect gold p-values per family (10 bins on [0, 1])")
     for ax, (m, f) in zip(axes, fams):
         h = f["null_histogram"]
         ax.bar(h["bin_edges"][:-1], h["counts"], width=0.1, align="edge", color="#4a78b0", edgecolor="white")
         ax.set_xlim(0, 1)
+        ax.set_xticks([0, 0.5, 1])
+        ax.yaxis.set_major_locator(MaxNLocator(4, integer=True))
         _panel(ax, m, "gold p-value (probability)", "datasets (count)")
-    fig.tight_layout()
     return fig
 
 
@@ -337,8 +420,9 @@ def _trap_scatter(Figure, df):
         ax.plot([0, 8], [0, 8], color="grey", linewidth=0.6)
         ax.set_xlim(0, 8.3)
         ax.set_ylim(0, 8.3)
+        ax.set_xticks([0, 4, 8])
+        ax.set_yticks([0, 4, 8])
         _panel(ax, m, "gold z (two-sided, SD units)", "naive z (SD units)")
-    fig.tight_layout()
     return fig
 
 
@@ -364,6 +448,29 @@ def _analysed(Figure, df):
     ax.set_title("Rows analysed against rows drawn, by perturbation")
     ax.legend(fontsize=7)
     fig.tight_layout()
+    return fig
+
+
+def _reliability_plot(Figure, summary):
+    sources = summary["agents"]["sources"]
+    if not any(src["reliability"]["answers"] for src in sources.values()):
+        return None
+    fig, axes = _grid(Figure, len(sources), "Reported z against gold z per source (line: bin mean; band: quartiles)")
+    for ax, (label, src) in zip(axes, sources.items()):
+        rel = src["reliability"]
+        cap = rel["z_cap"]
+        ax.plot([0, cap], [0, cap], color="grey", linewidth=0.6)
+        bins = rel["bins"]
+        x = [b["mean_gold_z"] for b in bins]
+        ax.fill_between(x, [b["reported_z_q25"] for b in bins], [b["reported_z_q75"] for b in bins],
+                        color="#4a78b0", alpha=0.25, linewidth=0)
+        ax.plot(x, [b["mean_reported_z"] for b in bins], color="#4a78b0", marker="o", markersize=3, linewidth=1)
+        ax.set_xlim(0, cap * 1.04)
+        ax.set_ylim(0, cap * 1.04)
+        ax.set_xticks(range(int(cap) + 1))
+        ax.set_yticks(range(int(cap) + 1))
+        _panel(ax, f"{label} ({rel['answers']} answers)", f"gold z (two-sided, SD units, cap {cap:g})",
+               f"reported z (SD units, cap {cap:g})")
     return fig
 
 
@@ -460,6 +567,9 @@ def _page(summary, images) -> str:
                          for m, by_n in cp["by_method_and_n"].items() for n, d in by_n.items()],
                         "constant-p baseline per family and N"))
 
+    parts.append(_agents_section(s["agents"]))
+    img("agents_reliability.png", "Reported z against gold z per answer source")
+
     name = s["corpus"]["grid_name"]
     title = f"taskfactory report: {name}" if name else "taskfactory report"
     style = ("body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em}"
@@ -473,26 +583,79 @@ def _page(summary, images) -> str:
             + "".join(parts) + "</body></html>\n")
 
 
+def _agents_section(ag) -> str:
+    """The Agents section's text and tables (its plot follows them)."""
+    sources = ag["sources"]
+    files = [label for label, src in sources.items() if src["source"] == "predictions"]
+    parts = [f"<h2>{SECTIONS[5]}</h2>\n<p>The answers of {len(files)} predictions file(s) and the corpus's own "
+             "gold and naive answers (gold: the canonical test's; naive: the tempting test's, for the tasks that "
+             "have one), scored as <code>taskfactory score</code> scores them: Raw, the decision matches the gold; "
+             "Strict, it matches and the reported z is within 0.5 of the gold z (closed-form answers: within the "
+             "loose and the strict tolerance). Each source is scored over the "
+             "tasks it answers; pass@1 averages a task's answers, pass@k is the unbiased estimator with k the "
+             "fewest answers any of its tasks has.</p>\n"]
+    for label, src in sources.items():
+        for kind, problem in src["problems"].items():
+            more = ", ..." if problem["count"] > len(problem["lines"]) else ""
+            shown = ", ".join(map(str, problem["lines"])) + more
+            parts.append(f"<p>{html.escape(label)}: not scored: {problem['count']} line(s) {html.escape(kind)} "
+                         f"(line {shown}).</p>\n")
+
+    def at_k(src, metric, k):
+        return src.get(f"{metric}_pass@{k}") if k and k > 1 else None
+
+    rows = []
+    for label, src in sources.items():
+        o, k = src["overall"], src["k"]
+        rows.append([label, src["path"] or "built in", o["tasks"], src["corpus_tasks"], o["answers"], k,
+                     o.get("raw_pass@1"), o.get("strict_pass@1"), at_k(o, "raw", k), at_k(o, "strict", k),
+                     o.get("mean_reward"), o.get("invalid_share")])
+    parts.append(_table(["source", "file", "tasks answered", "corpus tasks", "answers", "k", "Raw@1", "Strict@1",
+                         "Raw@k", "Strict@k", "mean reward", "invalid share"], rows, "overall"))
+    # pass@1 of every source, then pass@k of those with k > 1
+    columns = [(label, metric, 1) for label in sources for metric in ("raw", "strict")]
+    columns += [(label, metric, src["k"]) for label, src in sources.items() if src["k"] and src["k"] > 1
+                for metric in ("raw", "strict")]
+    for breakdown, title in ag["breakdowns"].items():
+        # the gold answers every task: its groups, in score's order, are all of them
+        groups = dict.fromkeys(g for label in ("gold", *sources) for g in sources[label]["by"][breakdown])
+        rows = [[_GROUP_NAMES.get((breakdown, g), g)]
+                + [sources[label]["by"][breakdown].get(g, {}).get(f"{metric}_pass@{k}") for label, metric, k in columns]
+                for g in groups]
+        headers = [title] + [f"{label} {metric.capitalize()}@{k}" for label, metric, k in columns]
+        parts.append(_table(headers, rows, f"by {title}"))
+    return "".join(parts)
+
+
+#: How the page names a group whose key alone says little.
+_GROUP_NAMES = {("trap", "true"): "trap", ("trap", "false"): "no trap"}
+
+
 def _png(fig) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue()
 
 
-def report(corpus, out) -> dict:
-    """Write the report of ``corpus`` into the new or empty folder ``out``:
-    ``index.html``, its PNG figures and ``summary.json``. Returns the summary."""
+def report(corpus, out, predictions=()) -> dict:
+    """Write the report of ``corpus`` (and of the answers in the
+    ``predictions`` files, JSONL as ``taskfactory score`` reads them) into
+    the new or empty folder ``out``: ``index.html``, its PNG figures and
+    ``summary.json``. Returns the summary. Nothing is written when a file
+    cannot be read."""
     from .corpus import atomic_write_text, load_manifest
 
     Figure = _pyplot()
     manifest = load_manifest(corpus)
-    out = _check_out(corpus, out)
+    out = check_new_folder(out, "-o", [corpus, *predictions])
+    agent_scores = agents(corpus, predictions)
     df = load_frame(corpus)
-    summary = _summarize(df, manifest)
+    summary = _summarize(df, manifest, agent_scores)
     figures = {"calibration_null_histograms.png": _histograms(Figure, summary),
                "calibration_power.png": _power(Figure, summary),
                "traps_z_scatter.png": _trap_scatter(Figure, df),
-               "perturbations_n_analysed.png": _analysed(Figure, df)}
+               "perturbations_n_analysed.png": _analysed(Figure, df),
+               "agents_reliability.png": _reliability_plot(Figure, summary)}
     images = {name: _png(fig) for name, fig in figures.items() if fig is not None}
     out.mkdir(parents=True, exist_ok=True)
     for name, data in images.items():

@@ -9,6 +9,7 @@ import asyncio
 import importlib.util
 import json
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pyarrow.parquet as pq
@@ -69,13 +70,52 @@ def test_jsonl_export_writes_prompts_files_and_ground_truth(corpus, tmp_path):
         assert compute_score("taskfactory", right_answer(row), row["ground_truth"])["score"] == 1.0
 
 
-def test_export_refuses_a_folder_with_files_and_writes_nothing_on_error(corpus, tmp_path):
-    (tmp_path / "keep.txt").write_text("mine")
-    with pytest.raises(InputError, match="the destination exists and is not an empty folder"):
-        export(corpus, "jsonl", tmp_path)
+def test_export_writes_nothing_on_a_bad_option(corpus, tmp_path):
     with pytest.raises(InputError, match="--to lm-eval puts the data in the prompt"):
         export(corpus, "lm-eval", tmp_path / "new", data="file")
-    assert not (tmp_path / "new").exists() and (tmp_path / "keep.txt").read_text() == "mine"
+    assert not (tmp_path / "new").exists()
+
+
+def destination_violations(corpus, tmp_path) -> dict:
+    """Each way a destination breaks the rule: (the folder, the message after ``-o <folder>: ``)."""
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("mine")
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "empty")
+    ask = "give a new or empty folder"
+    return {
+        "not empty": (tmp_path / "full", f"the folder is not empty; {ask}"),
+        "a file": (tmp_path / "file", f"exists and is not a folder; {ask}"),
+        "a symbolic link": (tmp_path / "link", f"a symbolic link; {ask}"),
+        "under a file": (tmp_path / "file" / "x", f"{tmp_path / 'file'} is not a folder; {ask}"),
+        "inside the corpus": (corpus / "x", f"it would go inside {corpus}, which the command reads; give a folder "
+                                            "outside it"),
+        "where nothing can be written": (Path("/proc/x"), "cannot write in /proc (No such file or directory)"),
+    }
+
+
+DESTINATION_VIOLATIONS = ["not empty", "a file", "a symbolic link", "under a file", "inside the corpus",
+                          "where nothing can be written"]
+
+
+@pytest.mark.parametrize("kind", DESTINATION_VIOLATIONS)
+def test_export_refuses_a_destination_that_is_not_new_or_empty(kind, corpus, tmp_path):
+    out, why = destination_violations(corpus, tmp_path)[kind]
+    before = sorted([*tmp_path.rglob("*"), *corpus.rglob("*")])
+    with pytest.raises(InputError) as err:
+        export(corpus, "jsonl", out)
+    assert str(err.value) == f"-o {out}: {why}"
+    assert sorted([*tmp_path.rglob("*"), *corpus.rglob("*")]) == before
+
+
+@pytest.mark.parametrize("kind", [k for k in DESTINATION_VIOLATIONS if k != "a file"])
+def test_the_export_command_refuses_a_destination_that_is_not_new_or_empty(kind, corpus, tmp_path):
+    """(-o takes folders only: the command line refuses a file before the export sees it.)"""
+    out, why = destination_violations(corpus, tmp_path)[kind]
+    result = CliRunner().invoke(main, ["export", str(corpus), "--to", "verl", "-o", str(out)])
+    assert result.exit_code == 2 and result.output == f"error: -o {out}: {why}\n"
+    assert (tmp_path / "full" / "keep.txt").read_text() == "mine" and list((tmp_path / "empty").iterdir()) == []
 
 
 def test_verl_parquet_loads_in_datasets_with_nested_types_and_scores(corpus, tmp_path):

@@ -5,6 +5,7 @@ import os
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -16,7 +17,7 @@ import taskfactory as tf
 from taskfactory.cli import main
 from taskfactory.corpus import iter_records
 from taskfactory.errors import InputError, TaskFactoryError
-from taskfactory.leakage import Thresholds, check_leakage
+from taskfactory.leakage import LeakageReport, Thresholds, check_leakage
 from taskfactory.leakage.bench import BenchError, load_bench
 from taskfactory.leakage.data import row_hashes
 from taskfactory.leakage.dropout import drop_out
@@ -360,16 +361,61 @@ def test_output_paths_are_checked_before_any_work(corpus, bench, tmp_path):
     assert result.output == f"error: --report {missing}: no folder {tmp_path / 'none'} to write it in\n"
     result = invoke(["leakage", str(corpus), "--against", str(path), "--report", str(tmp_path)])
     assert result.exit_code == 2 and result.output == f"error: --report {tmp_path}: a folder, not a file\n"
-    report, full = tmp_path / "r.json", tmp_path / "full"
-    full.mkdir()
-    (full / "keep.txt").write_text("mine")
-    result = invoke(["leakage", str(corpus), "--against", str(path), "--report", str(report), "--drop-out", str(full)])
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    result = invoke(["leakage", str(corpus), "--against", str(path), "--report", str(clean / "r.json"),
+                     "--drop-out", str(clean)])
     assert result.exit_code == 2
-    assert result.output == f"error: --drop-out {full}: the folder is not empty; give a new or empty folder\n"
-    assert not report.exists() and os.listdir(full) == ["keep.txt"]
-    inside_a_file = full / "keep.txt" / "clean"
-    result = invoke(["leakage", str(corpus), "--against", str(path), "--drop-out", str(inside_a_file)])
-    assert result.exit_code == 2 and result.output == f"error: --drop-out {inside_a_file}: {full / 'keep.txt'} is not a folder\n"
+    assert result.output == (f"error: --report {clean / 'r.json'}: inside the --drop-out folder {clean}, which must "
+                             "stay empty until the corpus is written there; give a file outside it\n")
+    assert os.listdir(clean) == []
+
+
+def drop_out_violations(corpus, bench_path, tmp_path) -> dict:
+    """Each way a --drop-out folder breaks the rule: (the folder, the message after ``--drop-out <folder>: ``)."""
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("mine")
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "empty")
+    ask = "give a new or empty folder"
+    outside = "which the command reads; give a folder outside it"
+    return {
+        "not empty": (tmp_path / "full", f"the folder is not empty; {ask}"),
+        "a file": (tmp_path / "file", f"exists and is not a folder; {ask}"),
+        "a symbolic link": (tmp_path / "link", f"a symbolic link; {ask}"),
+        "under a file": (tmp_path / "file" / "clean", f"{tmp_path / 'file'} is not a folder; {ask}"),
+        "inside the corpus": (corpus / "clean", f"it would go inside {corpus}, {outside}"),
+        "on the benchmark": (bench_path, f"it would go inside {bench_path}, {outside}"),
+        "where nothing can be written": (Path("/proc/clean"), "cannot write in /proc (No such file or directory)"),
+    }
+
+
+DROP_OUT_VIOLATIONS = ["not empty", "a file", "a symbolic link", "under a file", "inside the corpus",
+                       "on the benchmark", "where nothing can be written"]
+
+
+@pytest.mark.parametrize("kind", DROP_OUT_VIOLATIONS)
+def test_a_drop_out_folder_that_is_not_new_or_empty_is_refused_before_any_work(kind, corpus, bench, tmp_path):
+    path, _ = bench
+    out, why = drop_out_violations(corpus, path, tmp_path)[kind]
+    report = tmp_path / "r.json"
+    result = invoke(["leakage", str(corpus), "--against", str(path), "--report", str(report), "--drop-out", str(out)])
+    assert result.exit_code == 2
+    assert result.output == f"error: --drop-out {out}: {why}\n"
+    assert not report.exists() and os.listdir(tmp_path / "full") == ["keep.txt"] and os.listdir(tmp_path / "empty") == []
+
+
+@pytest.mark.parametrize("kind", DROP_OUT_VIOLATIONS)
+def test_drop_out_refuses_a_folder_that_is_not_new_or_empty(kind, corpus, bench, tmp_path):
+    path, _ = bench
+    out, why = drop_out_violations(corpus, path, tmp_path)[kind]
+    flagged_nothing = LeakageReport(corpus=str(corpus), benchmarks=[str(path)], tasks=0, datasets=0,
+                                    distinct_texts=0, thresholds=Thresholds(), items=[])
+    with pytest.raises(InputError) as err:
+        drop_out(corpus, out, flagged_nothing)
+    assert str(err.value) == f"--drop-out {out}: {why}"
+    assert os.listdir(tmp_path / "full") == ["keep.txt"] and os.listdir(tmp_path / "empty") == []
 
 
 def test_a_failed_check_keeps_its_own_exit_code(bench, tmp_path, monkeypatch):

@@ -17,7 +17,8 @@ from click.testing import CliRunner
 
 import taskfactory as tf
 from taskfactory.cli import main
-from taskfactory.report import MISSING_MATPLOTLIB, SECTIONS
+from taskfactory.report import AGENT_BREAKDOWNS, MISSING_MATPLOTLIB, SECTIONS, source_labels
+from taskfactory.score import score
 
 pytest.importorskip("matplotlib")
 
@@ -27,6 +28,7 @@ GRID = {"name": "r", "seed": 2, "methods": ["welch_t", "mann_whitney", "wilson_c
         "exclude": [{"method": "wilson_ci", "perturbation": "missing"},
                     {"method": "wilson_ci", "effect": ["borderline", "medium"]}]}
 IMG = re.compile(r'<img src="data:image/png;base64,([^"]+)"')
+ADVERSARIAL = Path(__file__).resolve().parent / "adversarial" / "predictions"
 
 
 @pytest.fixture(scope="module")
@@ -37,25 +39,62 @@ def corpus(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def written(corpus, tmp_path_factory):
+def table(corpus):
+    shards = sorted((corpus / "data").glob("*.parquet"))
+    return pa.concat_tables([pq.read_table(p, columns=["task_id", "data_id", "method", "effect", "answer_kind",
+                                                       "gold", "gold_p", "gold_decision", "trap", "perturbation"])
+                             for p in shards])
+
+
+def gold_fields(row: dict) -> dict:
+    return {k: v for k, v in row["gold"].items() if k != "kind" and v is not None}
+
+
+@pytest.fixture(scope="module")
+def predictions(table, tmp_path_factory):
+    """Three predictions files: ``one/answers.jsonl`` answers every other
+    task (in task id order) with its gold and the others with p = 0.5 (fail to
+    reject); ``two/answers.jsonl`` answers each p-value task twice, with its
+    gold and with p = 0.5; ``junk_lines.jsonl`` is the hostile file the score
+    command's tests read."""
+    root = tmp_path_factory.mktemp("predictions")
+    rows = sorted(table.to_pylist(), key=lambda r: r["task_id"])
+    one, two = root / "one" / "answers.jsonl", root / "two" / "answers.jsonl"
+    for path in (one, two):
+        path.parent.mkdir()
+    half = "fail to reject"
+    one.write_text("".join(
+        json.dumps({"task_id": r["task_id"], **(gold_fields(r) if i % 2 == 0 or r["answer_kind"] != "p_value"
+                                                else {"p_value": 0.5, "decision": half})}) + "\n"
+        for i, r in enumerate(rows)))
+    two.write_text("".join(
+        json.dumps({"task_id": r["task_id"], "run": run, **answer}) + "\n"
+        for r in rows if r["answer_kind"] == "p_value"
+        for run, answer in enumerate([gold_fields(r), {"p_value": 0.5, "decision": half}])))
+    junk = root / "junk_lines.jsonl"
+    junk.write_text((ADVERSARIAL / "junk_lines.jsonl").read_text().replace("{task_id}", rows[0]["task_id"]))
+    return [one, two, junk]
+
+
+@pytest.fixture(scope="module")
+def written(corpus, predictions, tmp_path_factory):
     out = tmp_path_factory.mktemp("report_out") / "site"
-    result = CliRunner().invoke(main, ["report", str(corpus), "-o", str(out)])
+    args = ["report", str(corpus), "-o", str(out)] + [a for p in predictions for a in ("--predictions", str(p))]
+    result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     return out
 
 
 @pytest.fixture(scope="module")
-def table(corpus):
-    shards = sorted((corpus / "data").glob("*.parquet"))
-    return pa.concat_tables([pq.read_table(p, columns=["data_id", "method", "effect", "answer_kind", "gold_p",
-                                                       "gold_decision", "trap", "perturbation"]) for p in shards])
+def summary(written):
+    return json.loads((written / "summary.json").read_text())
 
 
 def test_report_writes_a_self_contained_page_its_pngs_and_summary(written):
     page = (written / "index.html").read_text(encoding="utf-8")
     summary = json.loads((written / "summary.json").read_text())
     pngs = sorted(written.glob("*.png"))
-    assert pngs and set(summary) >= {"composition", "calibration", "traps", "perturbations", "floors"}
+    assert pngs and set(summary) >= {"composition", "calibration", "traps", "perturbations", "floors", "agents"}
     embedded = [base64.b64decode(src, validate=True) for src in IMG.findall(page)]
     assert len(embedded) == page.count("<img") == len(pngs)
     assert all(data.startswith(b"\x89PNG\r\n\x1a\n") for data in embedded)
@@ -120,28 +159,158 @@ def test_summary_numbers_match_the_shards(written, table):
         sum(r["gold_decision"] == "fail to reject" for r in pv) / len(pv), rel=1e-3)
 
 
-def test_a_non_empty_output_folder_is_refused(corpus, tmp_path):
+# --- 6. Agents ------------------------------------------------------------------------
+
+def test_each_source_is_labelled_by_its_file_name_and_scored_as_the_score_command_does(summary, corpus,
+                                                                                          predictions):
+    sources = summary["agents"]["sources"]
+    assert list(sources) == ["answers (1)", "answers (2)", "junk_lines", "gold", "naive"]
+    assert [src["path"] for src in sources.values()] == [str(p) for p in predictions] + [None, None]
+    assert [src["source"] for src in sources.values()] == ["predictions"] * 3 + ["baseline"] * 2
+    for label, path, baseline in (("naive", None, "naive"), ("junk_lines", predictions[2], None)):
+        expected = json.loads(json.dumps(score(corpus, path, tuple(AGENT_BREAKDOWNS), baseline).as_dict()))
+        assert {key: sources[label][key] for key in expected} == expected
+    assert sources["junk_lines"]["problems"]["unknown task_id"] == {"count": 1, "lines": [5]}
+
+
+def test_the_gold_answers_pass_every_task(summary, table):
+    gold = summary["agents"]["sources"]["gold"]
+    assert gold["overall"]["tasks"] == gold["corpus_tasks"] == len(table) and gold["k"] == 1
+    assert gold["overall"]["raw_pass@1"] == gold["overall"]["strict_pass@1"] == 1.0
+    assert {cell["raw_pass@1"] for cells in gold["by"].values() for cell in cells.values()} == {1.0}
+    assert set(gold["by"]) == set(AGENT_BREAKDOWNS) and set(gold["by"]["trap"]) == {"true", "false"}
+
+
+def test_predictions_of_known_answers_get_their_exact_raw_pass_at_1_and_2(summary, table):
+    rows = sorted(table.to_pylist(), key=lambda r: r["task_id"])
+    right = [i % 2 == 0 or r["answer_kind"] != "p_value" or r["gold_decision"] == "fail to reject"
+             for i, r in enumerate(rows)]
+    one = summary["agents"]["sources"]["answers (1)"]
+    assert one["k"] == 1 and one["overall"]["tasks"] == one["overall"]["answers"] == len(rows)
+    assert one["overall"]["raw_pass@1"] == sum(right) / len(rows)
+    for method in {r["method"] for r in rows}:
+        of_method = [ok for ok, r in zip(right, rows) if r["method"] == method]
+        assert one["by"]["method"][method]["raw_pass@1"] == sum(of_method) / len(of_method)
+    pv = [r for r in rows if r["answer_kind"] == "p_value"]
+    two = summary["agents"]["sources"]["answers (2)"]
+    assert two["k"] == 2 and two["overall"]["answers"] == 2 * len(pv) and two["overall"]["tasks"] == len(pv)
+    assert two["overall"]["raw_pass@1"] == sum((1 + (r["gold_decision"] == "fail to reject")) / 2 for r in pv) / len(pv)
+    assert two["overall"]["raw_pass@2"] == 1.0 and two["by"]["trap"]["true"]["raw_pass@2"] == 1.0
+
+
+def test_the_reliability_bins_place_each_answer_by_its_gold_z(summary, table):
+    pv = [r for r in table.to_pylist() if r["answer_kind"] == "p_value"]
+    gold = summary["agents"]["sources"]["gold"]["reliability"]
+    assert gold["z_cap"] == 5.0 and gold["bin_edges"] == [0.5 * i for i in range(11)]
+    assert gold["answers"] == sum(b["answers"] for b in gold["bins"]) == len(pv)
+    assert all(b["mean_reported_z"] == b["mean_gold_z"] for b in gold["bins"])
+    two = summary["agents"]["sources"]["answers (2)"]["reliability"]   # gold, and p = 0.5 (z = 0.6745), per task
+    assert [b["answers"] for b in two["bins"]] == [2 * b["answers"] for b in gold["bins"]]
+    for mixed, exact in zip(two["bins"], gold["bins"]):
+        assert mixed["mean_reported_z"] == pytest.approx((exact["mean_gold_z"] + 0.6745) / 2, abs=1e-3)
+
+
+def _html_table(page: str, caption: str) -> tuple[list[str], list[list[str]]]:
+    found = re.search(rf"<caption>{re.escape(caption)}</caption><thead><tr>(.*?)</tr></thead><tbody>(.*?)</tbody>",
+                      page)
+    return (re.findall(r"<th>([^<]*)</th>", found.group(1)),
+            [re.findall(r"<td>([^<]*)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", found.group(2))])
+
+
+def test_the_agents_tables_show_the_numbers_of_summary_json(written, summary):
+    page = IMG.sub("", (written / "index.html").read_text(encoding="utf-8"))
+    sources = summary["agents"]["sources"]
+
+    def shown(v):
+        return "–" if v is None else f"{v:.4g}"
+
+    headers, rows = _html_table(page, "overall")
+    assert headers[:2] == ["source", "file"] and [r[0] for r in rows] == list(sources)
+    for row in rows:
+        src = sources[row[0]]
+        assert row[headers.index("k")] == str(src["k"])
+        assert row[headers.index("Raw@1")] == shown(src["overall"]["raw_pass@1"])
+        assert row[headers.index("Strict@k")] == shown(src["overall"].get(f"strict_pass@{src['k']}")
+                                                       if src["k"] > 1 else None)
+    for column, title in AGENT_BREAKDOWNS.items():
+        headers, rows = _html_table(page, f"by {title}")
+        assert headers == [title] + [f"{label} {m}@1" for label in sources for m in ("Raw", "Strict")] + [
+            f"{label} {m}@2" for label in ("answers (2)", "junk_lines") for m in ("Raw", "Strict")]
+        keys = {"trap": "true", "no trap": "false"} if column == "trap" else {}
+        groups = [keys.get(row[0], row[0]) for row in rows]
+        assert set(groups) == {g for src in sources.values() for g in src["by"][column]}
+        for group, row in zip(groups, rows):
+            for header, cell in zip(headers[1:], row[1:]):
+                label, metric = header.rsplit(" ", 1)
+                name, k = metric.lower().split("@")
+                assert cell == shown(sources[label]["by"][column].get(group, {}).get(f"{name}_pass@{k}")), header
+
+
+def test_sources_that_share_a_file_name_are_numbered():
+    assert source_labels(["a/x.jsonl", "b/y.jsonl"]) == ["x", "y"]
+    assert source_labels(["a/x.jsonl", "c.jsonl", "b/x.jsonl"]) == ["x (1)", "c", "x (3)"]
+    assert source_labels(["runs/gold.jsonl", "naive.json"]) == ["gold (1)", "naive (2)"]
+    assert source_labels(["x.jsonl", "x.json", "x (2).jsonl"]) == ["x (1)", "x (2)", "x (2) (3)"]
+
+
+UNREADABLE = {"missing.jsonl": (None, "cannot read the predictions (No such file or directory)"),
+              "not_jsonl.txt": ((ADVERSARIAL / "not_jsonl.txt").read_bytes(),
+                                'not JSONL: no line is a JSON object (expected {"task_id": ..., "completion": ...} '
+                                "per line)"),
+              "binary.jsonl": (bytes.fromhex("7b227461736b5f6964223a20fffe00"), "not UTF-8 text (byte 12)")}
+
+
+@pytest.mark.parametrize("name", UNREADABLE)
+def test_an_unreadable_predictions_file_fails_as_in_score_and_nothing_is_written(name, corpus, predictions, tmp_path):
+    content, why = UNREADABLE[name]
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    scored = CliRunner().invoke(main, ["score", str(corpus), str(path)])
     out = tmp_path / "site"
-    out.mkdir()
-    (out / "keep.txt").write_text("mine")
-    result = CliRunner().invoke(main, ["report", str(corpus), "-o", str(out)])
-    assert result.exit_code == 2
-    assert result.output == f"error: {out}: the output folder is not empty; give a new or empty folder\n"
-    assert [p.name for p in out.iterdir()] == ["keep.txt"] and (out / "keep.txt").read_text() == "mine"
+    reported = CliRunner().invoke(main, ["report", str(corpus), "-o", str(out), "--predictions", str(predictions[0]),
+                                         "--predictions", str(path)])
+    assert scored.exit_code == reported.exit_code == 2
+    assert reported.output == scored.output == f"error: {path}: {why}\n"
+    assert not out.exists()
 
 
-def test_an_output_folder_inside_the_corpus_or_under_a_file_is_refused(corpus, tmp_path):
-    """The corpus lists its files: a report written inside it would make verify and --overwrite refuse it."""
-    before = sorted(p.relative_to(corpus) for p in corpus.rglob("*"))
-    inside = CliRunner().invoke(main, ["report", str(corpus), "-o", str(corpus / "site")])
-    assert inside.exit_code == 2
-    assert inside.output == (f"error: {corpus / 'site'}: the output folder would go inside the corpus {corpus}; "
-                             "give a folder outside it\n")
-    assert sorted(p.relative_to(corpus) for p in corpus.rglob("*")) == before
+def _violations(corpus, predictions, tmp_path) -> dict:
+    """Each way an output folder breaks the rule: (the -o value, the message after ``-o <value>: ``)."""
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("mine")
     (tmp_path / "file").write_text("x")
-    under = CliRunner().invoke(main, ["report", str(corpus), "-o", str(tmp_path / "file" / "site")])
-    assert under.exit_code == 2
-    assert under.output == f"error: {tmp_path / 'file' / 'site'}: {tmp_path / 'file'} is not a folder; give a new or empty folder\n"
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "empty")
+    ask = "give a new or empty folder"
+    return {
+        "not empty": (tmp_path / "full", f"the folder is not empty; {ask}"),
+        "a file": (tmp_path / "file", f"exists and is not a folder; {ask}"),
+        "a symbolic link": (tmp_path / "link", f"a symbolic link; {ask}"),
+        "under a file": (tmp_path / "file" / "site", f"{tmp_path / 'file'} is not a folder; {ask}"),
+        "inside the corpus": (corpus / "site", f"it would go inside {corpus}, which the command reads; give a "
+                                               "folder outside it"),
+        "on a predictions file": (predictions[0], f"it would go inside {predictions[0]}, which the command reads; "
+                                                  "give a folder outside it"),
+        "where nothing can be written": (Path("/proc/site"), "cannot write in /proc (No such file or directory)"),
+        "a name too long": (tmp_path / ("x" * 300), "cannot be used as a folder (File name too long)"),
+    }
+
+
+VIOLATIONS = ["not empty", "a file", "a symbolic link", "under a file", "inside the corpus", "on a predictions file",
+              "where nothing can be written", "a name too long"]
+
+
+@pytest.mark.parametrize("kind", VIOLATIONS)
+def test_an_output_folder_that_is_not_new_or_empty_is_refused_before_any_work(kind, corpus, predictions, tmp_path):
+    """The corpus lists its files: a report written inside it would make verify and --overwrite refuse it."""
+    out, why = _violations(corpus, predictions, tmp_path)[kind]
+    before = sorted(p for p in [*tmp_path.rglob("*"), *corpus.rglob("*")])
+    result = CliRunner().invoke(main, ["report", str(corpus), "-o", str(out), "--predictions", str(predictions[0])])
+    assert result.exit_code == 2
+    assert result.output == f"error: -o {out}: {why}\n"
+    assert sorted(p for p in [*tmp_path.rglob("*"), *corpus.rglob("*")]) == before
+    assert (tmp_path / "full" / "keep.txt").read_text() == "mine"
 
 
 def test_without_matplotlib_the_command_says_how_to_install_it(corpus, tmp_path, monkeypatch):

@@ -23,7 +23,6 @@ from __future__ import annotations
 import csv
 import numbers
 import os
-import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field, fields
@@ -33,6 +32,7 @@ from datasketch import MinHashLSH
 
 from ..corpus import check_shards, iter_records, load_manifest
 from ..errors import CorpusError, InputError, check_path
+from ..folders import check_new_folder, check_writable
 from .bench import BenchError, Fields, Item, load_bench
 from .data import row_hashes
 from .text import NUM_PERM, content_set, jaccard, minhash, ngrams, stable_hash, tokens
@@ -372,25 +372,9 @@ def check_output_paths(corpus, benches=(), report_path=None, drop_dir=None) -> N
         hit = inside_input(target)
         if hit is not None:
             raise InputError(f"--report {report_path}: it would overwrite or go inside {hit}, which this check reads")
-        _check_writable(target.parent, f"--report {report_path}")
+        check_writable(target.parent, f"--report {report_path}")
     if drop_dir:
-        out = Path(drop_dir)
-        existing = next((p for p in (out, *out.parents) if p.exists()), out)
-        if not existing.is_dir():
-            raise InputError(f"--drop-out {drop_dir}: {existing} is not a folder")
-        if existing == out and any(out.iterdir()):
-            raise InputError(f"--drop-out {drop_dir}: the folder is not empty; give a new or empty folder")
-        hit = inside_input(out)
-        if hit is not None:
-            raise InputError(f"--drop-out {drop_dir}: it would go inside {hit}, which this check reads")
-        _check_writable(existing, f"--drop-out {drop_dir}")
-
-
-def _check_writable(folder: Path, what: str) -> None:
-    """Try to write in ``folder``: permission bits say nothing to root or on a
-    read-only file system."""
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        raise InputError(f"{what}: cannot write in {folder} ({exc.strerror or exc})") from None
+        check_new_folder(drop_dir, "--drop-out", [corpus, *benches])
+        if report_path and Path(drop_dir).resolve() in Path(report_path).resolve().parents:
+            raise InputError(f"--report {report_path}: inside the --drop-out folder {drop_dir}, which must stay "
+                             "empty until the corpus is written there; give a file outside it")

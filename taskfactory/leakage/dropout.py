@@ -10,6 +10,7 @@ from pathlib import Path
 from ..corpus import (DATA, LEAKAGE_REPORT, REJECTED, atomic_write_text, count_shards, file_entry, iter_records,
                       listed_file, load_manifest, sha256_file, shard_name, write_manifest)
 from ..errors import CorpusError, InputError
+from ..folders import check_new_folder
 from ..shards import ShardWriter
 from . import LeakageReport, text_key
 
@@ -37,8 +38,7 @@ def drop_out(corpus, out, report: LeakageReport) -> dict:
     shares a data_id with one; same layout, new manifest and card."""
     corpus, out = Path(corpus), Path(out)
     manifest = load_manifest(corpus)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise InputError(f"output folder {out} is not empty")
+    check_new_folder(out, "--drop-out", [corpus, *report.benchmarks])
     check_source(corpus, manifest)
     dropped_data = {rec["data_id"] for rec in iter_records(corpus, columns=KEY_COLUMNS) if _is_flagged(rec, report)}
     kept = Counter(rec["split"] for rec in iter_records(corpus, columns=["data_id", "split"])
