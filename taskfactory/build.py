@@ -1,10 +1,14 @@
-"""Building a corpus: shards in parallel, resumable, byte-identical.
+"""Building a corpus: chunks in parallel, shards for readers, resumable, byte-identical.
 
-The folder layout is :mod:`taskfactory.corpus`'s. A build takes an exclusive
-lock on its output folder, records its plan in ``OUT/.build/plan.json``, writes
-each shard there and renames it into ``data/`` only once complete. A killed
-build resumes with ``resume=True`` and ends byte-identical to an uninterrupted
-one; its worker processes stop when the main process dies.
+The folder layout is :mod:`taskfactory.corpus`'s; the plan sizes the shards
+for their readers and splits each into chunks, the unit of parallel work (see
+:mod:`taskfactory.plan`). A build takes an exclusive lock on its output
+folder and records its plan in ``OUT/.build/plan.json``; its workers write
+each chunk there as a part, and the main process assembles each shard from
+its parts, in order, once they are all there, and renames it into ``data/``.
+A killed build resumes with ``resume=True``, reusing finished shards and
+parts, and ends byte-identical to an uninterrupted one; its worker processes
+stop when the main process dies.
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ import socket
 import tempfile
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
+
+import pyarrow as pa
 
 from . import corpus
 from ._version import __version__
@@ -50,6 +56,8 @@ class BuildSummary:
     skipped_shards: int
     seconds: float
     manifest: dict
+    chunks: int
+    skipped_chunks: int
 
     @property
     def tasks_per_second(self) -> float:
@@ -57,7 +65,8 @@ class BuildSummary:
 
     def __repr__(self) -> str:
         return (f"BuildSummary(out={str(self.out)!r}, tasks={self.tasks}, rejected={self.rejected}, "
-                f"shards={self.shards}, skipped_shards={self.skipped_shards}, seconds={self.seconds:.1f})")
+                f"shards={self.shards}, skipped_shards={self.skipped_shards}, chunks={self.chunks}, "
+                f"skipped_chunks={self.skipped_chunks}, seconds={self.seconds:.1f})")
 
 
 def _provenance(g: Grid) -> dict:
@@ -99,48 +108,99 @@ def _exit_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, name="taskfactory-parent-watch", daemon=True).start()
 
 
-def build_shard(g: Grid, name: str, coords: list[Coord], out: str, parent_pid: int | None = None,
+def build_chunk(g: Grid, part: str, coords: list[Coord], out: str, parent_pid: int | None = None,
                 scenarios: str | None = None) -> tuple[str, int, int]:
-    """Build one shard: its records go to ``data/NAME``, its rejects beside it
-    in the build state; ``scenarios`` is the build's scenario setting (see
-    :func:`~taskfactory.scenarios.scenario_setting`). Returns ``(name, rows, rejects)``."""
+    """Build one chunk of a shard: its records go to the part ``PART`` in the
+    build state, its rejects beside it; ``scenarios`` is the build's scenario
+    setting (see :func:`~taskfactory.scenarios.scenario_setting`). Each file is
+    written under a name of this attempt's own and renamed when complete, so
+    that two attempts at one chunk (a scheduler's retried or stolen task)
+    leave the one part. Returns ``(part, rows, rejects)``."""
     use_scenario_setting(scenarios)
     if parent_pid is not None:
         _exit_with_parent(parent_pid)
-    out = Path(out)
-    state = out / STATE
+    state = Path(out) / STATE
     if not state.is_dir():
-        raise TaskFactoryError(f"the build's folder {out / STATE} is not visible to the worker on "
+        raise TaskFactoryError(f"the build's folder {state} is not visible to the worker on "
                                f"{socket.gethostname()}: a cluster's workers must share the output folder")
     rejects = []
     last = None
-    tmp = state / name
+    tmp = corpus.attempt_path(state / part)
+    try:
+        with ShardWriter(tmp, _provenance(g)) as writer:
+            for c in coords:
+                key = data_key(g, c)
+                if last is None or last[0] != key:
+                    last = (key, release(g, c))
+                ds = last[1]
+                if isinstance(ds, Dataset):
+                    writer.append(record(g, c, ds))
+                else:
+                    rejects.append(reject_entry(g, c, ds))
+        _write_attempt(state / corpus.part_rejects(part),
+                       "".join(json.dumps(r, sort_keys=True) + "\n" for r in rejects))
+        os.replace(tmp, state / part)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return part, writer.rows, len(rejects)
+
+
+def _write_attempt(path: Path, text: str) -> None:
+    """Write ``path`` under this attempt's own temporary name, then rename it into place."""
+    tmp = corpus.attempt_path(path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def assemble_shard(out: Path, g: Grid, shard: str, parts: list[str]) -> None:
+    """Write the shard ``data/SHARD`` from its ``parts`` (in the build state,
+    each complete), in order, one row group in memory at a time; its rejects
+    are the parts' rejects, in order. The shard is renamed into ``data/``
+    once whole (its rejects first), then the parts are deleted."""
+    state = out / STATE
+    tmp = state / shard
     with ShardWriter(tmp, _provenance(g)) as writer:
-        for c in coords:
-            key = data_key(g, c)
-            if last is None or last[0] != key:
-                last = (key, release(g, c))
-            ds = last[1]
-            if isinstance(ds, Dataset):
-                writer.append(record(g, c, ds))
-            else:
-                rejects.append(reject_entry(g, c, ds))
-    atomic_write_text(state / f"{name}.rejects.jsonl", "".join(json.dumps(r, sort_keys=True) + "\n" for r in rejects))
-    os.replace(tmp, out / DATA / name)
-    return name, writer.rows, len(rejects)
+        for part in parts:
+            pf = corpus.open_shard(state / part)
+            for i in range(pf.num_row_groups):
+                writer.append_row_group(corpus.read_row_group(pf, state / part, i, None))
+    rejects = "".join((state / corpus.part_rejects(part)).read_text(encoding="utf-8") for part in parts)
+    atomic_write_text(state / corpus.part_rejects(shard), rejects)
+    os.replace(tmp, out / DATA / shard)
+    for part in parts:
+        (state / part).unlink()
+        (state / corpus.part_rejects(part)).unlink()
+    pa.default_memory_pool().release_unused()   # else Arrow's allocator keeps the row groups it read
 
 
-def _shard_jobs(g: Grid, p: Plan):
-    """(split, name, coords) of every shard, in order, without holding them all."""
+def _chunk_jobs(g: Grid, p: Plan, skip: set[str]):
+    """``(part, coords)`` of every chunk, in order, but those in ``skip``,
+    without holding them all."""
     for split in g.splits():
-        names = p.shard_names(split)
         it = g.tasks(split)
-        for name in names:
-            yield split, name, list(islice(it, p.rows_per_shard(split)))
+        for _, parts in p.chunks(split):
+            for part, rows in parts:
+                if part in skip:
+                    deque(islice(it, rows), maxlen=0)
+                else:
+                    yield part, list(islice(it, rows))
 
 
-def _all_shards(g: Grid, p: Plan) -> list[str]:
-    return [name for split in g.splits() for name in p.shard_names(split)]
+def _layout(g: Grid, p: Plan) -> tuple[list[str], list[str]]:
+    """The names of every shard and every part of the build, in order."""
+    shards, parts = [], []
+    for split in g.splits():
+        for shard, chunks in p.chunks(split):
+            shards.append(shard)
+            parts.extend(part for part, _ in chunks)
+    return shards, parts
+
+
+def _chunks(g: Grid, p: Plan) -> int:
+    return sum(p.chunk_count(split) for split in g.splits())
 
 
 def _open_out(out: Path) -> None:
@@ -183,12 +243,13 @@ def _prepare_out(out: Path, g: Grid, p: Plan, resume: bool, overwrite: bool) -> 
         else:
             raise InputError(f"output folder {out} is not empty; use --resume to continue a build or "
                              "--overwrite to replace it")
-    shards = _all_shards(g, p)
+    shards, parts = _layout(g, p)
     (out / DATA).mkdir(exist_ok=True)
     (out / STATE).mkdir(exist_ok=True)
-    for name in shards:  # a shard half-written when the build was killed
-        (out / STATE / name).unlink(missing_ok=True)
-    corpus.write_state_plan(out, g.sha256, g.normalized(), shards)
+    for path in (out / STATE).iterdir():  # a shard half-assembled, a part half-written, when the build was killed
+        if path.name in shards or corpus.attempt_of(path.name):
+            path.unlink()
+    corpus.write_state_plan(out, g.sha256, g.normalized(), shards, parts)
     return False
 
 
@@ -281,11 +342,12 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
             manifest = corpus.load_manifest(out)
             return BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
                                 len(manifest["shards"]), len(manifest["shards"]), time.perf_counter() - start,
-                                manifest)
-        skipped = _run_shards(out, g, p, parallel, address, progress, resume)
+                                manifest, _chunks(g, p), _chunks(g, p))
+        skipped, skipped_chunks = _run_chunks(out, g, p, parallel, address, progress, resume)
         manifest = finalize(out, g, p)
     summary = BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
-                           len(manifest["shards"]), skipped, time.perf_counter() - start, manifest)
+                           len(manifest["shards"]), skipped, time.perf_counter() - start, manifest,
+                           _chunks(g, p), skipped_chunks)
     _check_rejects(out, g, manifest["counts"])
     return summary
 
@@ -308,41 +370,65 @@ def _check_rejects(out: Path, g: Grid, counts: dict) -> None:
                 f"max_reject_share ({100 * g.max_reject_share:g} %); most common: {top}; all are in {out / REJECTED}")
 
 
-def _run_shards(out: Path, g: Grid, p: Plan, parallel, address: str | None, progress: bool, resume: bool) -> int:
-    """Build every shard not finished yet, through ``parallel`` (a joblib
-    Parallel; None: one at a time here); returns how many were finished already."""
+def _run_chunks(out: Path, g: Grid, p: Plan, parallel, address: str | None, progress: bool,
+                resume: bool) -> tuple[int, int]:
+    """Build every chunk not finished yet, through ``parallel`` (a joblib
+    Parallel; None: one at a time here), and assemble each shard once its
+    parts are complete; returns how many shards and chunks were finished
+    already (``resume``)."""
     from joblib import delayed
 
-    done = {path.name for path in (out / DATA).glob("*.parquet")} if resume else set()
-    done = {n for n in done if (out / STATE / f"{n}.rejects.jsonl").exists()}
+    state = out / STATE
+    ready = (lambda name: (state / corpus.part_rejects(name)).exists()) if resume else (lambda name: False)
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=p.total, unit="task", desc=f"building {g.name}", dynamic_ncols=True)
-    skipped = 0
-    sizes = {}
-    for _, name, coords in _shard_jobs(g, p):
-        if name in done:
-            skipped += 1
-            if bar:
-                bar.update(len(coords))
-        else:
-            sizes[name] = len(coords)
-    if sizes:
+    waiting = {}      # shard -> its parts, in order, while some are still to build
+    missing = {}      # shard -> its parts still to build
+    shard_of = {}     # part still to build -> its shard
+    rows_of = {}      # part still to build -> its rows
+    skip = set()      # parts not to build: finished, or of a finished shard
+    skipped_shards = 0
+    for split in g.splits():
+        for shard, chunks in p.chunks(split):
+            parts = [part for part, _ in chunks]
+            if ready(shard) and (out / DATA / shard).exists():
+                skipped_shards += 1
+                skip.update(parts)
+                continue
+            todo = {part for part in parts if ready(part) and (state / part).exists()}
+            skip.update(todo)
+            todo = set(parts) - todo
+            if not todo:
+                assemble_shard(out, g, shard, parts)
+                continue
+            waiting[shard], missing[shard] = parts, todo
+            for part, rows in chunks:
+                if part in todo:
+                    shard_of[part], rows_of[part] = shard, rows
+    if bar:
+        bar.update(p.total - sum(rows_of.values()))
+    if missing:
         # Workers the build starts itself stop when it dies. A cluster's at an
         # address are not its own: they may run on other machines, where this
         # pid names another process or none (and a worker would exit at once).
         parent = os.getpid() if not address else None
-        calls = (delayed(build_shard)(g, name, coords, str(out), parent, scenario_setting())
-                 for _, name, coords in _shard_jobs(g, p) if name in sizes)
+        calls = (delayed(build_chunk)(g, part, coords, str(out), parent, scenario_setting())
+                 for part, coords in _chunk_jobs(g, p, skip))
         results = parallel(calls) if parallel is not None else (fn(*a, **k) for fn, a, k in calls)
-        for name, _rows, _rej in results:
+        for part, _rows, _rej in results:
+            shard = shard_of[part]
+            missing[shard].discard(part)
+            if not missing[shard]:
+                assemble_shard(out, g, shard, waiting.pop(shard))
+                del missing[shard]
             if bar:
-                bar.update(sizes[name])
+                bar.update(rows_of[part])
     if bar:
         bar.close()
-    return skipped
+    return skipped_shards, len(skip)
 
 
 def _reason(line: str) -> str:
@@ -366,7 +452,7 @@ def finalize(out: Path, g: Grid, p: Plan) -> dict:
                 by_method[entry["method"]] += 1
                 reasons[_reason(entry["reasons"][-1])] += 1
                 method_reasons.setdefault(entry["method"], Counter())[_reason(entry["reasons"][-1])] += 1
-    corpus.write_state_plan(out, g.sha256, g.normalized(), _all_shards(g, p), finalizing=True)
+    corpus.write_state_plan(out, g.sha256, g.normalized(), *_layout(g, p), finalizing=True)
     counts, shards = corpus.count_shards(out, names)
     counts["rejected"] = len(rejects)
     counts["rejected_by_method"] = by_method

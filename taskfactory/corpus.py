@@ -10,8 +10,11 @@ Layout of a finished corpus::
     OUT/leakage_report.json               only in a corpus written by ``leakage --drop-out``
 
 While a build runs, ``OUT/.build/`` holds its state: ``plan.json`` (the grid and
-the names of the shards it will write), each shard as it is written and each
-shard's rejects.
+the names of the shards and parts it will write); each chunk's part
+(``train-00000-of-00003-part-00007.parquet``) and its rejects, each written by
+its worker under a name of its own (``<part>.<pid>-<8 hex>.partial``) and
+renamed when complete, so that two attempts at one chunk never share a file;
+each shard as the build assembles it from its parts, and each shard's rejects.
 
 Everything read from a corpus is validated before use: the manifest's
 structure, every shard path it names (only ``data/<split>-NNNNN-of-NNNNN.parquet``)
@@ -29,6 +32,7 @@ import hashlib
 import json
 import os
 import re
+import secrets
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,6 +58,9 @@ MAX_MANIFEST_BYTES = 64 << 20
 
 TASK_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}-[0-9a-f]{12}$")
 SHARD_PATH = re.compile(r"^data/(train|test)-(\d{5})-of-(\d{5})\.parquet$")
+PART_NAME = re.compile(r"^(train|test)-\d{5}-of-\d{5}-part-\d{5}\.parquet$")
+#: A file a worker writes before renaming it to its part or the part's rejects.
+ATTEMPT_NAME = re.compile(r"^(?P<name>.+)\.\d{1,10}-[0-9a-f]{8}\.partial$")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 SPLITS = ("train", "test")
 
@@ -71,6 +78,22 @@ def shown(value, width: int = 60) -> str:
 
 def shard_name(split: str, index: int, count: int) -> str:
     return f"{split}-{index:05d}-of-{count:05d}.parquet"
+
+
+def part_name(shard: str, index: int) -> str:
+    """The name of chunk ``index`` of ``shard`` in the build state."""
+    return f"{shard.removesuffix('.parquet')}-part-{index:05d}.parquet"
+
+
+def part_rejects(part: str) -> str:
+    """The name of the rejects of a part, or of a shard, in the build state."""
+    return f"{part}.rejects.jsonl"
+
+
+def attempt_path(path: Path) -> Path:
+    """A name of its own, beside ``path``, for one process to write ``path``
+    under before renaming it into place."""
+    return path.with_name(f"{path.name}.{os.getpid()}-{secrets.token_hex(4)}.partial")
 
 
 def sha256_file(path: Path) -> str:
@@ -325,18 +348,22 @@ def write_manifest(out: Path, manifest: dict) -> None:
 
 # --- the build state ---------------------------------------------------------------
 
-def write_state_plan(out: Path, grid_sha256: str, grid: dict, shards: list[str], finalizing: bool = False) -> None:
-    """Record an unfinished build: its grid and the shards it will write;
-    ``finalizing`` once it starts writing the card and the rejects."""
+def write_state_plan(out: Path, grid_sha256: str, grid: dict, shards: list[str], parts: list[str],
+                     finalizing: bool = False) -> None:
+    """Record an unfinished build: its grid, the shards it will write and the
+    parts it builds them from; ``finalizing`` once it starts writing the card
+    and the rejects."""
     state = out / STATE
     state.mkdir(exist_ok=True)
     plan = {"format": FORMAT, "factory_version": __version__, "grid_sha256": grid_sha256, "grid": grid,
-            "shards": shards, "finalizing": finalizing}
+            "shards": shards, "parts": parts, "finalizing": finalizing}
     atomic_write_text(state / STATE_PLAN, json.dumps(plan, sort_keys=True, indent=1) + "\n")
 
 
 def read_state_plan(out: Path) -> dict:
-    """The plan of the unfinished build in ``out``, validated."""
+    """The plan of the unfinished build in ``out``, validated: every shard and
+    part name has its pattern, and every part belongs to a listed shard. A
+    plan without ``parts`` (written before builds had chunks) lists none."""
     path = out / STATE / STATE_PLAN
     plan = parse_json(read_text(path, CorpusError, "build plan", limit=MAX_MANIFEST_BYTES), str(path), CorpusError)
     where = str(path)
@@ -345,17 +372,32 @@ def read_state_plan(out: Path) -> dict:
     _require(isinstance(plan.get("shards"), list) and all(isinstance(s, str) and SHARD_PATH.fullmatch(f"data/{s}")
                                                          for s in plan["shards"]),
              where, "'shards' must list shard file names")
+    parts = plan.setdefault("parts", [])
+    shards = {name.removesuffix(".parquet") for name in plan["shards"]}
+    _require(isinstance(parts, list) and all(isinstance(p, str) and PART_NAME.fullmatch(p)
+                                             and p.rsplit("-part-", 1)[0] in shards for p in parts),
+             where, "'parts' must list part file names of the listed shards")
     for key in ("grid_sha256", "factory_version"):
         _require(isinstance(plan.get(key), str), where, f"'{key}' must be a string")
     return plan
 
 
-def state_files(shards: list[str]) -> set[str]:
-    """The names a build writes in its state folder for ``shards``."""
+def state_files(shards: list[str], parts: list[str]) -> set[str]:
+    """The names a build writes in its state folder for ``shards`` and their
+    ``parts`` (besides the attempts' temporary names, see :func:`attempt_of`)."""
     names = {STATE_PLAN, f".{STATE_PLAN}.partial"}
     for name in shards:
-        names |= {name, f"{name}.rejects.jsonl", f".{name}.rejects.jsonl.partial"}
+        names |= {name, part_rejects(name), f".{part_rejects(name)}.partial"}
+    for name in parts:
+        names |= {name, part_rejects(name)}
     return names
+
+
+def attempt_of(name: str) -> str | None:
+    """The file a worker's temporary ``name`` (see :func:`attempt_path`)
+    stands for, or None when ``name`` is not such a name."""
+    found = ATTEMPT_NAME.fullmatch(name)
+    return found["name"] if found else None
 
 
 # --- replacing a corpus ------------------------------------------------------------
@@ -423,7 +465,7 @@ def _owned(out: Path) -> tuple[dict, str]:
             raise _foreign(out, f"a {STATE} folder that is not a taskfactory build's", exc) from None
         for name in plan["shards"]:
             owned.setdefault(f"{DATA}/{name}", _shard_of(plan["grid_sha256"]))
-        for name in state_files(plan["shards"]):
+        for name in state_files(plan["shards"], plan["parts"]):
             owned[f"{STATE}/{name}"] = None
         if plan.get("finalizing"):
             owned.setdefault(CARD, _card_of(plan["grid_sha256"]))
@@ -435,6 +477,16 @@ def _owned(out: Path) -> tuple[dict, str]:
         raise InputError(f"output folder {out} is not a taskfactory corpus (no {MANIFEST} or {STATE}/{STATE_PLAN}); "
                          "refusing to touch it")
     return owned, kind
+
+
+def _attempt_leftover(rel: str, owned: dict) -> bool:
+    """True for a worker's temporary file (a part or its rejects, see
+    :func:`attempt_path`) of a part the build state lists: what a killed
+    worker, or an attempt at a chunk that a scheduler ran twice, leaves."""
+    folder, _, name = rel.rpartition("/")
+    target = attempt_of(name)
+    return folder == STATE and target is not None and PART_NAME.fullmatch(target.removesuffix(".rejects.jsonl")) \
+        is not None and f"{STATE}/{target}" in owned
 
 
 def audit(out: Path) -> list[Path]:
@@ -453,11 +505,11 @@ def audit(out: Path) -> list[Path]:
             elif name in dirs:
                 if rel not in (DATA, STATE):
                     refuse = f"the folder {rel}, which the {kind} does not list"
-            elif rel not in owned:
+            elif rel not in owned and not _attempt_leftover(rel, owned):
                 refuse = f"{rel}, which the {kind} does not list"
-            elif callable(owned[rel]) and not owned[rel](path):
+            elif callable(owned.get(rel)) and not owned[rel](path):
                 refuse = f"{rel}, which the {kind} did not write"
-            elif isinstance(owned[rel], str) and sha256_file(path) != owned[rel]:
+            elif isinstance(owned.get(rel), str) and sha256_file(path) != owned[rel]:
                 refuse = f"{rel}, which differs from the file the {kind} wrote (edited since?)"
             else:
                 found.append(path)

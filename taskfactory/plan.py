@@ -16,6 +16,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Iterator
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from .errors import DataError, ScenarioError
 from .grid import Coord, Grid, load_grid
 from .registry import get_family
 from .catalogue import get_scenario
+from .corpus import part_name, shard_name
 from .scenarios import DESIGN_TYPES, SCENARIO_CLIPPED_SHARE, scenario_root, scenario_setting, use_scenario_setting
 from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS
 
@@ -37,16 +39,24 @@ SAMPLE_MAX_N = 1000
 
 # Sizes, estimated from n and the number of columns: a released CSV cell takes
 # about CELL_BYTES (digits and comma), the other text of a task (prompt,
-# script, reference code) about TASK_TEXT_BYTES. A shard holds at most
-# SHARD_TEXT_BYTES of text (fewer rows than the grid's shard_rows when tasks
-# are large); a worker holds about DATASET_COPIES copies of its largest
-# dataset (values, CSV, records) beside the row group it buffers, and plan
-# warns when that exceeds WORKER_MEMORY_BYTES. (Measured: a welch_t dataset
-# of 10^6 rows and 5 columns is 28 MB of CSV; building it peaks near 500 MB
-# above the interpreter's 190 MB.)
+# script, reference code) about TASK_TEXT_BYTES. zstd shrinks that text about
+# ZSTD_RATIO times at the least (measured per row group: 3.5-4.5 times for
+# tasks of one prompt style at N = 4800, whose CSVs dominate; at least 5.4 on
+# the paper corpus, 11 overall; at least 10.6 on the demo, 18 overall), so a
+# shard, sized for its readers, holds at most SHARD_TEXT_BYTES of estimated
+# text (about SHARD_BYTES of Parquet at most) and the grid's shard_rows tasks.
+# A shard is built as chunks of at most CHUNK_ROWS tasks, the unit of
+# parallel work (a few seconds each at moderate N). A worker holds about
+# DATASET_COPIES copies of its largest dataset (values, CSV, records) beside
+# the row group it buffers, and plan warns when that exceeds
+# WORKER_MEMORY_BYTES. (Measured: a welch_t dataset of 10^6 rows and 5 columns
+# is 28 MB of CSV; building it peaks near 500 MB above the interpreter's 190 MB.)
 CELL_BYTES = 6
 TASK_TEXT_BYTES = 16_000
-SHARD_TEXT_BYTES = 512 << 20
+SHARD_BYTES = 64 << 20
+ZSTD_RATIO = 4
+SHARD_TEXT_BYTES = ZSTD_RATIO * SHARD_BYTES
+CHUNK_ROWS = 256
 DATASET_COPIES = 18
 WORKER_MEMORY_BYTES = 1 << 30
 
@@ -72,21 +82,27 @@ class Plan:
     datasets_by_size: Counter = field(default_factory=Counter)   # (method, n) -> datasets
     task_bytes: Counter = field(default_factory=Counter)   # split -> estimated text of its largest task
     costs: dict | None = field(default=None, init=False, repr=False, compare=False)   # timed_costs, once timed
-
-    def rows_per_shard(self, split: str) -> int:
-        """The grid's ``shard_rows``, or fewer when the tasks of ``split`` are
-        so large that a shard would hold more than ``SHARD_TEXT_BYTES``."""
-        largest = self.task_bytes.get(split, 0)
-        return max(1, min(self.grid.shard_rows, SHARD_TEXT_BYTES // largest if largest else self.grid.shard_rows))
-
-    def shard_count(self, split: str) -> int:
-        """The number of shards of ``split`` (counted, not listed)."""
-        return -(-self.by_split.get(split, 0) // self.rows_per_shard(split))
+    layout: dict = field(default_factory=dict, init=False, repr=False, compare=False)   # split -> shard_counts
 
     def shard_counts(self, split: str) -> list[int]:
-        """Rows in each shard of ``split``."""
-        total, rows = self.by_split.get(split, 0), self.rows_per_shard(split)
-        return [min(rows, total - i) for i in range(0, total, rows)]
+        """Rows in each shard of ``split``: its tasks in build order, a shard
+        closed before the task that would take it past the grid's
+        ``shard_rows`` tasks or ``SHARD_TEXT_BYTES`` of estimated text (a task
+        larger than that alone gets a shard of its own); when the text bound
+        sets the number of shards, they are evened out to as many holding
+        about as much text each. Walks the cells, not the tasks."""
+        found = self.layout.get(split)
+        if found is None:
+            found = self.layout[split] = _fill_shards(self.grid, split)
+        return found
+
+    def rows_per_shard(self, split: str) -> int:
+        """The most tasks a shard of ``split`` holds."""
+        return max(self.shard_counts(split), default=0)
+
+    def shard_count(self, split: str) -> int:
+        """The number of shards of ``split``."""
+        return len(self.shard_counts(split))
 
     def worker_bytes(self) -> int:
         """Estimated peak memory of one build worker: its largest dataset
@@ -106,7 +122,19 @@ class Plan:
 
     def shard_names(self, split: str) -> list[str]:
         k = self.shard_count(split)
-        return [f"{split}-{i:05d}-of-{k:05d}.parquet" for i in range(k)]
+        return [shard_name(split, i, k) for i in range(k)]
+
+    def chunk_count(self, split: str) -> int:
+        """The number of chunks (units of parallel work) of ``split``."""
+        return sum(-(-rows // CHUNK_ROWS) for rows in self.shard_counts(split))
+
+    def chunks(self, split: str) -> Iterator[tuple[str, list[tuple[str, int]]]]:
+        """``(shard name, [(part name, rows), ...])`` of every shard of
+        ``split``, in order: a shard's tasks split into chunks of
+        ``CHUNK_ROWS`` (the last one shorter), none straddling two shards."""
+        for name, rows in zip(self.shard_names(split), self.shard_counts(split)):
+            sizes = [min(CHUNK_ROWS, rows - i) for i in range(0, rows, CHUNK_ROWS)]
+            yield name, [(part_name(name, j), size) for j, size in enumerate(sizes)]
 
     def work_seconds(self) -> float:
         """CPU seconds of the whole build on one core of this machine, from a
@@ -121,9 +149,9 @@ class Plan:
         return work
 
     def parallel(self, jobs: int) -> int:
-        """Shards built at once here: ``jobs``, at most one per core and per shard."""
-        shards = sum(self.shard_count(s) for s in self.grid.splits())
-        return max(1, min(jobs, shards, os.cpu_count() or 1))
+        """Chunks built at once here: ``jobs``, at most one per core and per chunk."""
+        chunks = sum(self.chunk_count(s) for s in self.grid.splits())
+        return max(1, min(jobs, chunks, os.cpu_count() or 1))
 
     def estimate_seconds(self, jobs: int = 1) -> float:
         """Wall time of the build with ``jobs`` on this machine."""
@@ -186,6 +214,47 @@ def plan(grid, probe: bool = True) -> Plan:
                 lost[s] += cells
     p.by["seed"] = Counter({s: every_seed - lost[s] for s in range(g.seeds) if every_seed > lost[s]})
     return p
+
+
+def _fill_shards(g: Grid, split: str) -> list[int]:
+    """The rows of each shard of ``split`` (see :meth:`Plan.shard_counts`):
+    as few shards as the bounds allow; when the text bound sets their number,
+    as many holding about as much text each."""
+    sizes = {}                      # (method, scenario, n) -> estimated text of one task
+    cells = []                      # (tasks, estimated text of each) of every cell, in build order
+    for method, scenario, n, _, _, kept in g.counted_cells(split):
+        size = sizes.get((method, scenario, n))
+        if size is None:
+            size = sizes[(method, scenario, n)] = estimate_task_bytes(method, scenario, n)
+        cells.append((kept.tasks, size))
+    shards = _fill(cells, g.shard_rows, SHARD_TEXT_BYTES)
+    k = len(shards)
+    if k > -(-sum(t for t, _ in cells) // g.shard_rows):   # the text bound set k: a k-th of the text each
+        share = -(-sum(t * size for t, size in cells) // k)
+        for most in (share, share + max(sizes.values())):   # the second always gives k shards
+            even = _fill(cells, g.shard_rows, min(SHARD_TEXT_BYTES, most))
+            if len(even) == k:
+                return even
+    return shards
+
+
+def _fill(cells: list[tuple[int, int]], max_rows: int, max_text: int) -> list[int]:
+    """Rows of each shard when ``cells`` (tasks, text of each) fill shards in
+    order, each closed before the task that would take it past ``max_rows``
+    tasks or ``max_text`` of text (a larger task gets a shard of its own)."""
+    shards, rows, text = [], 0, 0   # finished shards; rows and text of the open one
+    for left, size in cells:
+        while left:
+            fit = min(left, max_rows - rows, (max_text - text) // size)
+            if fit <= 0 and rows:
+                shards.append(rows)
+                rows = text = 0
+                continue
+            fit = max(fit, 1)
+            rows, text, left = rows + fit, text + fit * size, left - fit
+    if rows:
+        shards.append(rows)
+    return shards
 
 
 def estimate_task_bytes(method: str, scenario: str, n: int) -> int:
@@ -326,21 +395,20 @@ def _probe_columns(columns: list[dict]) -> list[dict]:
 
 def format_plan(p: Plan, jobs: int = 1) -> str:
     """The text ``taskfactory plan`` prints."""
+    from .tables import render_table
+
     g = p.grid
     lines = [f"grid {g.name} (sha256 {g.sha256[:12]}), seed {g.seed}, alpha {g.alpha:g}"]
-    for dim, counter in p.by.items():
-        if dim == "scenario":
-            lines.append(f"  {'scenarios':<13} {len(counter):>4} values")
-            continue
-        if dim == "seed":
-            lines.append(f"  {'seeds':<13} {len(counter):>4} values")
-            continue
-        shown = ", ".join(f"{k}: {v}" for k, v in counter.items())
-        lines.append(f"  {dim:<13} {len(counter):>4} values  ({shown})")
+    rows = [(f"{dim}s", str(len(counter)), "") if dim in ("scenario", "seed")
+            else (dim, str(len(counter)), ", ".join(f"{k}: {v}" for k, v in counter.items()))
+            for dim, counter in p.by.items()]
+    lines.append(render_table(("dimension", "values", "tasks per value"), rows, align=("left", "right", "left")))
     for split in g.splits():
         names = p.shard_names(split)
         lines.append(f"{split}: {p.by_split.get(split, 0)} tasks in {len(names)} shard(s) of up to "
-                     f"{p.rows_per_shard(split)} rows")
+                     f"{p.rows_per_shard(split)} rows (a shard: at most shard_rows {g.shard_rows} tasks and about "
+                     f"{SHARD_BYTES >> 20} MB of Parquet), built as {p.chunk_count(split)} chunk(s) of up to "
+                     f"{CHUNK_ROWS} rows")
     est = p.estimate_seconds(jobs)
     lines.append(f"total: {p.total} tasks ({p.datasets} datasets); estimated build time with --jobs {jobs}: "
                  f"{_duration(est)} on {p.parallel(jobs)} core(s) here ({_duration(p.work_seconds())} of work on "

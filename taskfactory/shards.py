@@ -131,6 +131,13 @@ class ShardWriter:
         if len(self.buffer) >= ROW_GROUP_ROWS or self.buffered_bytes >= ROW_GROUP_BYTES:
             self.flush()
 
+    def append_row_group(self, table: pa.Table) -> None:
+        """Write ``table`` (a row group of another shard of this schema, at
+        most ``ROW_GROUP_ROWS`` rows) as one row group of its own."""
+        self.flush()
+        self.writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+        self.rows += table.num_rows
+
     def flush(self) -> None:
         if self.buffer:
             self.writer.write_table(pa.Table.from_pylist(self.buffer, schema=self.schema),

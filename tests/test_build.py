@@ -301,17 +301,58 @@ def test_large_tasks_get_fewer_rows_per_shard(tmp_path, monkeypatch):
     planning = importlib.import_module("taskfactory.plan")
 
     grid = {"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": ["bp_trial"]}, "n": [1000000],
-            "shard_rows": 1000}
+            "shard_rows": 1000, "seeds": 20}
     p = planning.plan(grid)
     per_task = planning.estimate_task_bytes("welch_t", "bp_trial", 1000000)
     assert per_task == 1000000 * (5 * planning.CELL_BYTES + 1) + planning.TASK_TEXT_BYTES
-    assert p.rows_per_shard("train") == planning.SHARD_TEXT_BYTES // per_task == 17
+    assert planning.SHARD_TEXT_BYTES == planning.ZSTD_RATIO * planning.SHARD_BYTES == 256 << 20
+    assert p.rows_per_shard("train") == planning.SHARD_TEXT_BYTES // per_task == 8
+    assert p.shard_counts("train") == [8] * 15
     # A shard budget of three tasks of 200 rows splits 12 tasks into 4 shards.
     monkeypatch.setattr(planning, "SHARD_TEXT_BYTES", 3 * planning.estimate_task_bytes("welch_t", "bp_trial", 200))
     small = {**grid, "n": [200], "seeds": 2}
     summary = tf.build(small, tmp_path / "c")
     rows = [entry["rows"] for entry in summary.manifest["shards"]]
     assert rows == [3, 3, 3, 3]
+
+
+def test_shards_are_filled_to_the_size_bound_in_build_order_and_evened_out(monkeypatch):
+    """Tasks fill shards in build order up to the text bound and the grid's
+    shard_rows; when the text bound sets the number of shards, they are
+    evened out to as many holding about as much text each."""
+    planning = importlib.import_module("taskfactory.plan")
+
+    grid = {"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": ["bp_trial"]}, "n": [30, 2000],
+            "effects": ["medium"], "perturbations": ["none"], "seeds": 3, "shard_rows": 1000}
+    small, large = (planning.estimate_task_bytes("welch_t", "bp_trial", n) for n in (30, 2000))
+    assert (small, large) == (30 * 31 + 16_000, 2000 * 31 + 16_000)
+    # 6 small tasks, then 6 large ones. At most 4 large tasks of text: 6 small and 2 large, then 4 large;
+    # half the text is 3.8 large tasks, so [6 small + 1 large, 5 large] would break the bound.
+    monkeypatch.setattr(planning, "SHARD_TEXT_BYTES", 4 * large)
+    assert planning.plan(grid, probe=False).shard_counts("train") == [8, 4]
+    monkeypatch.setattr(planning, "SHARD_TEXT_BYTES", 2 * large)   # 6 small and 1 large exceed it
+    assert planning.plan(grid, probe=False).shard_counts("train") == [6, 2, 2, 2]
+    # 12 tasks of one size, at most 5 a shard by the text: [5, 5, 2] evens out to [4, 4, 4].
+    monkeypatch.setattr(planning, "SHARD_TEXT_BYTES", 5 * small + 1)
+    assert planning.plan({**grid, "n": [30], "seeds": 6}, probe=False).shard_counts("train") == [4, 4, 4]
+    # shard_rows is kept as it is: shards of 5 tasks, the last one shorter.
+    monkeypatch.setattr(planning, "SHARD_TEXT_BYTES", 256 << 20)
+    assert planning.plan({**grid, "shard_rows": 5}, probe=False).shard_counts("train") == [5, 5, 2]
+
+
+def test_a_shard_is_built_as_chunks_that_never_straddle_two_shards(monkeypatch):
+    planning = importlib.import_module("taskfactory.plan")
+
+    monkeypatch.setattr(planning, "CHUNK_ROWS", 10)
+    p = planning.plan({**GRID, "shard_rows": 1000}, probe=False)
+    assert (p.shard_counts("train"), p.shard_counts("test")) == ([96], [48])
+    (shard, parts), = p.chunks("test")
+    assert shard == "test-00000-of-00001.parquet"
+    assert parts == [(f"test-00000-of-00001-part-{j:05d}.parquet", 10) for j in range(4)] + \
+        [("test-00000-of-00001-part-00004.parquet", 8)]
+    assert (p.chunk_count("train"), p.chunk_count("test"), p.parallel(2)) == (10, 5, 2)
+    assert "test: 48 tasks in 1 shard(s) of up to 48 rows (a shard: at most shard_rows 1000 tasks and about 64 MB " \
+           "of Parquet), built as 5 chunk(s) of up to 10 rows" in planning.format_plan(p).splitlines()
 
 
 def test_plan_warns_when_a_worker_would_need_more_memory_than_the_budget(monkeypatch):
@@ -440,9 +481,10 @@ def test_build_json_summary(tmp_path):
     summary = json.loads(result.output)
     manifest = json.loads((tmp_path / "c" / "manifest.json").read_text())
     assert result.exit_code == 0 and summary["tasks"] == manifest["counts"]["tasks"] > 0
-    assert {k: summary[k] for k in ("out", "shards", "resumed_shards", "rejected", "traps")} == {
-        "out": str(tmp_path / "c"), "shards": len(manifest["shards"]), "resumed_shards": 0,
-        "rejected": manifest["counts"]["rejected"], "traps": manifest["counts"]["traps"]}
+    assert {k: summary[k] for k in ("out", "shards", "resumed_shards", "chunks", "resumed_chunks", "rejected",
+                                    "traps")} == {
+        "out": str(tmp_path / "c"), "shards": len(manifest["shards"]), "resumed_shards": 0, "chunks": 5,
+        "resumed_chunks": 0, "rejected": manifest["counts"]["rejected"], "traps": manifest["counts"]["traps"]}
 
 
 def test_the_dictionary_and_the_perturbation_are_queryable_without_json(corpus):
@@ -460,3 +502,209 @@ def test_the_dictionary_and_the_perturbation_are_queryable_without_json(corpus):
     names = pc.struct_field(pc.list_flatten(table["data_dictionary"]), "name").to_pylist()
     headers = [name for csv in table["data_csv"].to_pylist() for name in csv.split("\n", 1)[0].split(",")]
     assert names == headers
+
+
+# --- few shards, many chunks ---------------------------------------------------------
+
+#: The unit grid in one shard per split, built as chunks of 10 tasks (10 of train, 5 of test).
+CHUNKY = {**GRID, "shard_rows": 1000}
+
+
+@pytest.fixture
+def chunk_rows_10(monkeypatch):
+    monkeypatch.setattr(importlib.import_module("taskfactory.plan"), "CHUNK_ROWS", 10)
+
+
+@pytest.fixture(scope="module")
+def chunky(tmp_path_factory):
+    """CHUNKY built with one job, as the reference, and as one chunk per shard."""
+    planning = importlib.import_module("taskfactory.plan")
+    folder = tmp_path_factory.mktemp("chunky")
+    whole = tf.build(CHUNKY, folder / "whole")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(planning, "CHUNK_ROWS", 10)
+        summary = tf.build(CHUNKY, folder / "chunked")
+    return folder / "chunked", summary, folder / "whole", whole
+
+
+def test_a_grid_of_few_shards_is_built_as_many_chunks_with_the_same_rows(chunky):
+    out, summary, whole, whole_summary = chunky
+    assert (summary.shards, summary.chunks, whole_summary.shards, whole_summary.chunks) == (2, 15, 2, 2)
+    assert sorted(p.name for p in (out / "data").iterdir()) == ["test-00000-of-00001.parquet",
+                                                                "train-00000-of-00001.parquet"]
+    for name, rows in (("train-00000-of-00001.parquet", 96), ("test-00000-of-00001.parquet", 48)):
+        chunked = pq.ParquetFile(out / "data" / name)
+        # each chunk's part is one row group of the shard; the rows are those of a shard built whole
+        assert [chunked.metadata.row_group(i).num_rows for i in range(chunked.num_row_groups)] == \
+            [10] * (rows // 10) + [rows % 10]
+        assert chunked.read().equals(pq.read_table(whole / "data" / name))
+    assert summary.manifest["counts"] == whole_summary.manifest["counts"]
+    assert not (out / ".build").exists()
+
+
+@pytest.mark.parametrize("jobs,backend", [(2, "loky"), (2, "threading"), (2, "dask")])
+def test_chunks_give_the_same_bytes_for_any_jobs_and_backend(chunky, chunk_rows_10, tmp_path, jobs, backend):
+    if backend == "dask":
+        pytest.importorskip("dask.distributed")
+    out, *_ = chunky
+    tf.build(CHUNKY, tmp_path / "c", jobs=jobs, backend=backend)
+    assert tree_bytes(tmp_path / "c") == tree_bytes(out)
+
+
+def _fail_after(monkeypatch, calls: int) -> list:
+    """Make build_chunk fail (as a killed worker would) after ``calls`` chunks; returns the parts built."""
+    building = importlib.import_module("taskfactory.build")
+    real, built = building.build_chunk, []
+
+    def chunk(g, part, *args, **kwargs):
+        if len(built) == calls:
+            raise KeyboardInterrupt("stopped on purpose")
+        built.append(part)
+        return real(g, part, *args, **kwargs)
+
+    monkeypatch.setattr(building, "build_chunk", chunk)
+    return built
+
+
+def test_resume_reuses_the_finished_parts_of_an_unfinished_shard(chunky, chunk_rows_10, tmp_path, monkeypatch):
+    out, *_ = chunky
+    target = tmp_path / "c"
+    built = _fail_after(monkeypatch, 3)
+    with pytest.raises(KeyboardInterrupt):
+        tf.build(CHUNKY, target)
+    state = target / ".build"
+    parts = [f"train-00000-of-00001-part-{j:05d}.parquet" for j in range(3)]
+    assert built == parts and list((target / "data").iterdir()) == []
+    assert sorted(p.name for p in state.iterdir()) == sorted(
+        ["plan.json", *parts, *(f"{p}.rejects.jsonl" for p in parts)])
+    plan = json.loads((state / "plan.json").read_text())
+    assert plan["shards"] == ["train-00000-of-00001.parquet", "test-00000-of-00001.parquet"]
+    assert plan["parts"] == [f"train-00000-of-00001-part-{j:05d}.parquet" for j in range(10)] + \
+        [f"test-00000-of-00001-part-{j:05d}.parquet" for j in range(5)]
+    monkeypatch.undo()
+    monkeypatch.setattr(importlib.import_module("taskfactory.plan"), "CHUNK_ROWS", 10)
+    built = _fail_after(monkeypatch, 100)
+    summary = tf.build(CHUNKY, target, resume=True)
+    assert (summary.skipped_shards, summary.skipped_chunks) == (0, 3)
+    assert len(built) == 12 and not set(built) & set(parts)
+    assert tree_bytes(target) == tree_bytes(out)
+
+
+def test_resume_after_a_finished_shard_reuses_it(chunky, chunk_rows_10, tmp_path, monkeypatch):
+    out, *_ = chunky
+    target = tmp_path / "c"
+    _fail_after(monkeypatch, 11)   # the train shard (10 chunks) is assembled, the test shard has one part
+    with pytest.raises(KeyboardInterrupt):
+        tf.build(CHUNKY, target)
+    assert [p.name for p in (target / "data").iterdir()] == ["train-00000-of-00001.parquet"]
+    assert sorted(p.name for p in (target / ".build").iterdir()) == [
+        "plan.json", "test-00000-of-00001-part-00000.parquet", "test-00000-of-00001-part-00000.parquet.rejects.jsonl",
+        "train-00000-of-00001.parquet.rejects.jsonl"]
+    monkeypatch.undo()
+    monkeypatch.setattr(importlib.import_module("taskfactory.plan"), "CHUNK_ROWS", 10)
+    summary = tf.build(CHUNKY, target, resume=True)
+    assert (summary.skipped_shards, summary.skipped_chunks) == (1, 11)
+    assert tree_bytes(target) == tree_bytes(out)
+
+
+def test_two_attempts_at_one_chunk_at_once_leave_the_one_part(chunky, chunk_rows_10, tmp_path, monkeypatch):
+    """A scheduler may run a chunk twice at once (a retried or stolen task):
+    each attempt writes under its own name, and the part is the one correct file."""
+    import threading
+
+    building = importlib.import_module("taskfactory.build")
+    planning = importlib.import_module("taskfactory.plan")
+    out, *_ = chunky
+    g = tf.load_grid(CHUNKY)
+    p = planning.plan(g, probe=False)
+    (shard, parts), = p.chunks("test")
+    part, rows = parts[1]
+    coords = list(g.tasks("test"))[10:20]
+    assert rows == len(coords) == 10
+    barrier = threading.Barrier(2, timeout=60)
+    real_release, waited = building.release, set()
+
+    def release(grid, coord):   # both attempts are half-way through their part before either finishes
+        if threading.get_ident() not in waited:
+            waited.add(threading.get_ident())
+            barrier.wait()
+        return real_release(grid, coord)
+
+    monkeypatch.setattr(building, "release", release)
+    folder = tmp_path / "c"
+    (folder / ".build").mkdir(parents=True)
+    results = []
+    attempts = [threading.Thread(target=lambda: results.append(building.build_chunk(g, part, coords, str(folder))))
+                for _ in range(2)]
+    for thread in attempts:
+        thread.start()
+    for thread in attempts:
+        thread.join()
+    assert results == [(part, 10, 0), (part, 10, 0)]
+    assert sorted(p.name for p in (folder / ".build").iterdir()) == [part, f"{part}.rejects.jsonl"]
+    # the part is the chunk's rows, as the shard of the reference build holds them
+    assert pq.read_table(folder / ".build" / part).equals(
+        pq.ParquetFile(out / "data" / shard).read_row_group(1))
+    assert (folder / ".build" / f"{part}.rejects.jsonl").read_text() == ""
+
+
+def _leave_parts(monkeypatch, target: Path) -> Path:
+    """An unfinished build of CHUNKY in ``target``: 3 parts of the train shard; returns its state folder."""
+    _fail_after(monkeypatch, 3)
+    with pytest.raises(KeyboardInterrupt):
+        tf.build(CHUNKY, target)
+    monkeypatch.undo()
+    monkeypatch.setattr(importlib.import_module("taskfactory.plan"), "CHUNK_ROWS", 10)
+    return target / ".build"
+
+
+def test_an_attempts_leftover_is_recognised_and_removed(chunky, chunk_rows_10, tmp_path, monkeypatch):
+    out, *_ = chunky
+    target = tmp_path / "c"
+    state = _leave_parts(monkeypatch, target)
+    part = "train-00000-of-00001-part-00003.parquet"   # a killed worker's half-written part, and its rejects
+    (state / f"{part}.4242-0badc0de.partial").write_bytes(b"PAR1")
+    (state / f"{part}.rejects.jsonl.4242-0badc0de.partial").write_text("")
+    tf.build(CHUNKY, target, resume=True)
+    assert tree_bytes(target) == tree_bytes(out)
+    state = _leave_parts(monkeypatch, tmp_path / "d")
+    (state / f"{part}.4242-0badc0de.partial").write_bytes(b"PAR1")
+    tf.build(CHUNKY, tmp_path / "d", overwrite=True)
+    assert tree_bytes(tmp_path / "d") == tree_bytes(out)
+
+
+@pytest.mark.parametrize("name", [
+    "notes.txt.4242-0badc0de.partial",                                   # not a part's
+    "train-00000-of-00001-part-00099.parquet.4242-0badc0de.partial",     # a part the plan does not list
+    "train-00000-of-00001-part-00003.parquet.4242-0badc0de.partial.txt",
+    "train-00000-of-00001-part-00003.parquet.x-0badc0de.partial",
+    "train-00000-of-00001.parquet.4242-0badc0de.partial",                # the shard is the main process's own
+])
+def test_a_file_that_is_no_attempt_of_a_listed_part_stops_the_build(chunk_rows_10, tmp_path, monkeypatch, name):
+    target = tmp_path / "c"
+    state = _leave_parts(monkeypatch, target)
+    (state / name).write_text("mine")
+    for how in ({"overwrite": True}, {"resume": True}):
+        with pytest.raises(tf.TaskFactoryError) as err:
+            tf.build(CHUNKY, target, **how)
+        assert str(err.value) == (f"output folder {target} holds .build/{name}, which the unfinished build does "
+                                  "not list; refusing to touch it")
+    assert (state / name).read_text() == "mine"
+
+
+@pytest.mark.parametrize("parts", [
+    ["../../notes.parquet"],
+    ["train-00000-of-00002-part-00000.parquet"],   # of a shard the plan does not list
+    "train-00000-of-00001-part-00000.parquet",
+    [3],
+])
+def test_a_plan_listing_what_is_no_part_of_its_shards_is_refused(chunk_rows_10, tmp_path, monkeypatch, parts):
+    target = tmp_path / "c"
+    state = _leave_parts(monkeypatch, target)
+    plan = json.loads((state / "plan.json").read_text())
+    (state / "plan.json").write_text(json.dumps({**plan, "parts": parts}))
+    with pytest.raises(tf.TaskFactoryError) as err:
+        tf.build(CHUNKY, target, overwrite=True)
+    assert str(err.value) == (f"output folder {target} holds a .build folder that is not a taskfactory build's "
+                              "('parts' must list part file names of the listed shards); refusing to touch it")
+    assert len(list(state.iterdir())) == 7

@@ -2,6 +2,7 @@
 as a one-job build, also when a worker is killed mid-build, and a one-line
 error, with nothing written, when the scheduler cannot be reached."""
 
+import importlib
 import json
 import os
 import signal
@@ -20,9 +21,9 @@ from test_build import GRID, tree_bytes
 
 pytest.importorskip("dask.distributed", reason="the cluster tests need dask[distributed]")
 
-#: Eight shards of one 50 000-row dataset each (its two prompt styles): about
-#: half a second of work per shard, so a build on two workers is still well
-#: under way when its first shard is done.
+#: Eight shards of one 50 000-row dataset each (its two prompt styles), one
+#: chunk each: about half a second of work per shard, so a build on two
+#: workers is still well under way when its first shard is done.
 KILL_GRID = {"name": "kill", "seed": 5, "methods": ["welch_t"], "scenarios": {"welch_t": ["bp_trial"]},
              "n": [50000], "effects": ["medium"], "seeds": 8, "shard_rows": 2, "split": None}
 
@@ -46,10 +47,10 @@ def reference(tmp_path_factory):
 
 
 def _shard_tasks(client) -> tuple[int, int]:
-    """How many of the scheduler's tasks that build shards finished, and how
+    """How many of the scheduler's tasks that build chunks finished, and how
     many were on a worker that died (``suspicious``), since it started."""
     def counts(dask_scheduler):
-        prefixes = [p for name, p in dask_scheduler.task_prefixes.items() if "build_shard" in name]
+        prefixes = [p for name, p in dask_scheduler.task_prefixes.items() if "build_chunk" in name]
         return sum(p.state_counts["memory"] for p in prefixes), sum(p.suspicious for p in prefixes)
 
     return tuple(client.run_on_scheduler(counts))
@@ -67,6 +68,21 @@ def test_cli_build_on_a_cluster_at_an_address_gives_the_same_bytes(cluster, refe
     assert tree_bytes(tmp_path / "c") == tree_bytes(reference)
     # the shards ran on this cluster, not on a local one the build started
     assert _shard_tasks(client)[0] > finished
+
+
+def test_a_grid_of_few_shards_and_many_chunks_on_a_cluster_gives_the_same_bytes(cluster, tmp_path, monkeypatch):
+    """One shard per split, built as 15 chunks of 10 tasks spread over the cluster's workers."""
+    from test_build import CHUNKY
+
+    local, client = cluster
+    client.wait_for_workers(2, timeout=60)
+    monkeypatch.setattr(importlib.import_module("taskfactory.plan"), "CHUNK_ROWS", 10)
+    reference = tf.build(CHUNKY, tmp_path / "reference", jobs=1)
+    finished, _ = _shard_tasks(client)
+    summary = tf.build(CHUNKY, tmp_path / "c", backend="dask", address=local.scheduler_address)
+    assert (summary.shards, summary.chunks) == (reference.shards, reference.chunks) == (2, 15)
+    assert tree_bytes(tmp_path / "c") == tree_bytes(tmp_path / "reference")
+    assert _shard_tasks(client)[0] > finished   # the chunks ran on this cluster
 
 
 @pytest.mark.slow
