@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import warnings
 from dataclasses import dataclass
 
@@ -38,6 +39,12 @@ from .scenarios import MAX_CLIPPED_SHARE
 from .script import render as render_script, render_behaviour
 
 MAX_ATTEMPTS = 5
+#: Held while a dataset is drawn and tested: the warning filters that turn a
+#: warning into a retry belong to the whole process, so two threads releasing
+#: at once (a threaded backend, a cluster worker with several threads) would
+#: reset each other's, and whether a warning rejects a dataset would depend on
+#: timing. (The GIL runs one thread's Python at a time anyway.)
+RELEASE_LOCK = threading.Lock()
 
 
 def data_key(grid: Grid, c: Coord) -> str:
@@ -148,7 +155,7 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
     reasons = []
     for attempt in range(MAX_ATTEMPTS):
         try:
-            with warnings.catch_warnings():
+            with RELEASE_LOCK, warnings.catch_warnings():
                 warnings.simplefilter("error")
                 for cat in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
                     warnings.simplefilter("ignore", cat)
