@@ -59,11 +59,11 @@ def main():
 @main.command()
 @click.argument("grid", type=click.Path(dir_okay=False))
 @click.option("-o", "--out", required=True, type=click.Path(file_okay=False), help="Output corpus folder.")
-@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1), help="Shards built at once.")
-@click.option("--resume", is_flag=True, help="Continue an interrupted build, skipping finished shards.")
+@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1), help="Chunks built at once.")
+@click.option("--resume", is_flag=True, help="Continue an interrupted build, reusing finished shards and chunks.")
 @click.option("--overwrite", is_flag=True, help="Replace an earlier corpus in the output folder.")
 @click.option("--backend", default="loky", show_default=True,
-              type=click.Choice(["loky", "threading", "dask", "ray"]), help="joblib backend that runs the shards.")
+              type=click.Choice(["loky", "threading", "dask", "ray"]), help="joblib backend that runs the chunks.")
 @click.option("--address", default=None, help="Scheduler address for the dask or ray backend.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar (default: when standard error is a terminal).")
@@ -83,12 +83,14 @@ def build(grid, out, jobs, resume, overwrite, backend, address, progress, as_jso
     by_method = s.manifest["counts"]["rejected_by_method"]
     if as_json:
         click.echo(json.dumps({"out": str(s.out), "tasks": s.tasks, "shards": s.shards, "resumed_shards": s.skipped_shards,
+                               "chunks": s.chunks, "resumed_chunks": s.skipped_chunks,
                                "seconds": round(s.seconds, 3), "tasks_per_second": round(s.tasks_per_second, 1),
                                "rejected": s.rejected, "rejected_by_method": dict(sorted(by_method.items())),
                                "traps": s.manifest["counts"]["traps"]}, indent=1))
         return
     per_method = f" ({', '.join(f'{m}: {k}' for m, k in sorted(by_method.items()))})" if by_method else ""
-    click.echo(f"built {s.tasks} tasks in {s.shards} shard(s) ({s.skipped_shards} resumed) into {s.out} "
+    click.echo(f"built {s.tasks} tasks in {s.shards} shard(s) ({s.skipped_shards} resumed) from {s.chunks} "
+               f"chunk(s) ({s.skipped_chunks} resumed) into {s.out} "
                f"in {s.seconds:.1f} s ({s.tasks_per_second:.1f} tasks/s); rejected: {s.rejected}{per_method}; "
                f"traps: {s.manifest['counts']['traps']}")
 
@@ -175,7 +177,7 @@ def score(corpus, predictions, baseline, by, paper, as_json):
 @click.argument("corpus", type=click.Path(file_okay=False))
 @click.option("--to", "to", required=True, type=click.Choice(["jsonl", "verl", "lm-eval", "inspect", "verifiers"]),
               help="The framework to export for.")
-@click.option("-o", "--out", required=True, type=click.Path(file_okay=False), help="Folder to write (new or empty).")
+@click.option("-o", "--out", required=True, type=click.Path(), help="Folder to write (new or empty).")
 @click.option("--data", default="auto", show_default=True, type=click.Choice(["inline", "file", "auto"]),
               help="Put each CSV in the prompt (inline), beside the export (file), or inline when small (auto).")
 @click.option("--inline-max", default=16000, show_default=True, type=click.IntRange(min=0),
@@ -327,24 +329,25 @@ def methods(as_json):
     """
     from .registry import families
     from .catalogue import load_scenarios
+    from .tables import render_table
 
     listed = [{**f.describe(), "scenarios": [s.id for s in load_scenarios(f.name)]} for f in families()]
     if as_json:
         click.echo(json.dumps(listed, indent=1))
         return
+    rows = []
     for d in listed:
-        click.echo(f"{d['name']:<26} {d['canonical']}")
-        if d["accepted"]:
-            click.echo(f"{'':<26} also accepted: {'; '.join(d['accepted'])}")
+        lines = [d["canonical"]] + ([f"also accepted: {'; '.join(d['accepted'])}"] if d["accepted"] else [])
         if not d["has_data"]:
-            click.echo(f"{'':<26} no dataset: the question states its numbers; answer: {d['answer']}; "
-                       f"n at least {d['min_n']}; {len(d['scenarios'])} scenarios")
-            continue
-        click.echo(f"{'':<26} naive: {d['naive'] or '-'}; medium: {d['medium']:g} ({d['effect_unit']}); "
-                   f"n counts {d['n_unit']}, at least {d['min_n']}"
-                   + (f", at most {d['max_n']}" if d["max_n"] is not None else "")
-                   + f"; {len(d['scenarios'])} scenarios of "
-                   f"{d['question_kind']}")
+            lines.append(f"no dataset: the question states its numbers; answer: {d['answer']}; "
+                         f"n at least {d['min_n']}; {len(d['scenarios'])} scenarios")
+        else:
+            lines.append(f"naive: {d['naive'] or '-'}; medium: {d['medium']:g} ({d['effect_unit']}); "
+                         f"n counts {d['n_unit']}, at least {d['min_n']}"
+                         + (f", at most {d['max_n']}" if d["max_n"] is not None else "")
+                         + f"; {len(d['scenarios'])} scenarios of {d['question_kind']}")
+        rows.append((d["name"], "\n".join(lines)))
+    click.echo(render_table(("family", "canonical R call, accepted alternatives, naive test, effect, n"), rows))
 
 
 @main.command()
@@ -359,6 +362,7 @@ def scenarios(method, as_json):
     """
     from .registry import get_family
     from .catalogue import load_scenarios
+    from .tables import render_table
 
     get_family(method)
     scens = load_scenarios(method)
@@ -366,29 +370,53 @@ def scenarios(method, as_json):
         click.echo(json.dumps([{"id": s.id, "domain": s.domain, "title": s.title, "question": s.question,
                                 "roles": s.roles, "columns": [v.name for v in s.variables]} for s in scens], indent=1))
         return
-    for s in scens:
-        click.echo(f"{s.id:<28} {s.domain:<16} {s.title}")
-        click.echo(f"{'':<28} {s.question}")
-        click.echo(f"{'':<28} roles: {json.dumps(s.roles)}")
+    click.echo(render_table(("scenario", "domain", "title, question and roles"),
+                            [(s.id, s.domain, f"{s.title}\n{s.question}\nroles: {json.dumps(s.roles)}") for s in scens]))
+
+
+@main.command()
+@click.argument("kind", type=click.Choice(["grid", "scenario"]))
+@click.option("-o", "--out", type=click.Path(dir_okay=False), help="Write the schema to this file instead.")
+def schema(kind, out):
+    """Print the JSON Schema of a grid or scenario file, for editors.
+
+    A YAML file whose first line is `# yaml-language-server:
+    $schema=grid.schema.json` is then checked as it is typed (VS Code's YAML
+    extension).
+
+    Example:
+
+        taskfactory schema grid -o grid.schema.json
+    """
+    from .schema import schema_text, write_schema
+
+    if out:
+        write_schema(kind, out)
+    else:
+        click.echo(schema_text(kind), nl=False)
 
 
 @main.command()
 @click.argument("corpus", type=click.Path(file_okay=False))
-@click.option("-o", "--out", required=True, type=click.Path(file_okay=False), help="Folder to write (new or empty).")
-def report(corpus, out):
-    """Write an HTML report of a CORPUS: composition, calibration, traps, perturbations, floors.
+@click.option("-o", "--out", required=True, type=click.Path(), help="Folder to write (new or empty).")
+@click.option("--predictions", "predictions", multiple=True, type=click.Path(dir_okay=False),
+              help="Answers to score in the Agents section: JSONL as `taskfactory score` reads it. Repeat for "
+                   "several; each is labelled by its file name.")
+def report(corpus, out, predictions):
+    """Write an HTML report of a CORPUS: composition, calibration, traps, perturbations, floors, agents.
 
     Writes OUT/index.html (one self-contained page, the plots embedded), the
     PNG plots beside it and OUT/summary.json with every number the page shows.
-    Needs matplotlib (pip install 'taskfactory[report]').
+    The Agents section scores each --predictions file and the corpus's own
+    gold and naive answers. Needs matplotlib (pip install 'taskfactory[report]').
 
     Example:
 
-        taskfactory report corpus/ -o report/
+        taskfactory report corpus/ -o report/ --predictions answers.jsonl
     """
     from .report import report as write_report
 
-    summary = write_report(corpus, out)
+    summary = write_report(corpus, out, predictions)
     click.echo(f"wrote {Path(out) / 'index.html'} ({summary['corpus']['tasks']} tasks) and "
                f"{Path(out) / 'summary.json'}")
 

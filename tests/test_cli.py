@@ -49,9 +49,31 @@ def test_methods_json_lists_every_family():
     assert welch["scenarios"][0] == "bp_trial"
 
 
+def test_methods_prints_a_table_of_the_families():
+    result = CliRunner().invoke(main, ["methods"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0] == "family                   canonical R call, accepted alternatives, naive test, effect, n"
+    at = lines.index("spearman                 cor.test(x, y, method = \"spearman\")")
+    assert lines[at + 1:at + 3] == [
+        "                         also accepted: cor.test(x, y, method = \"kendall\")",
+        "                         naive: Pearson correlation test, cor.test(x, y); medium: 0.3 (Spearman's rho); "
+        "n counts rows, at least 20; 12 scenarios of association"]
+    at = lines.index("holm                     sum(p.adjust(p, method = \"holm\") <= 0.05)")
+    assert lines[at + 1] == ("                         no dataset: the question states its numbers; answer: count; "
+                             "n at least 20; 5 scenarios")
+    assert sum(not line.startswith(" ") for line in lines[1:]) == len(tf.families())
+
+
 def test_scenarios_of_a_method_and_of_an_unknown_one():
     ok = CliRunner().invoke(main, ["scenarios", "welch_t"])
-    assert ok.exit_code == 0 and ok.output.startswith("bp_trial")
+    assert ok.exit_code == 0
+    assert ok.output.splitlines()[:4] == [
+        "scenario                domain                 title, question and roles",
+        "bp_trial                medicine               Albuminuria in a trial of a new antihypertensive",
+        "                                               Does the urinary albumin-to-creatinine ratio at 12 weeks differ "
+        "between patients on the new angiotensin receptor blocker and patients on standard care?",
+        '                                               roles: {"outcome": "uacr_12wk", "group": "arm"}']
     bad = CliRunner().invoke(main, ["scenarios", "welch"])
     assert bad.exit_code == 2
     assert bad.output == (f"error: unknown method 'welch' (did you mean 'welch_t'?); allowed: "
@@ -67,7 +89,10 @@ def test_plan_prints_counts_and_writes_nothing(tmp_path):
     result = CliRunner().invoke(main, ["plan", str(grid)])
     assert result.exit_code == 0
     assert "total: 264 tasks (132 datasets)" in result.output  # 11 scenarios x 2 n x 3 effects x 2 seeds x 2 styles
-    assert "n                2 values  (30: 132, 60: 132)" in result.output
+    assert result.output.splitlines()[1:5] == ["dimension     values  tasks per value",
+                                               "method             1  welch_t: 264",
+                                               "scenarios         11",
+                                               "n                  2  30: 132, 60: 132"]
     assert set(tmp_path.iterdir()) == before
     as_json = json.loads(CliRunner().invoke(main, ["plan", str(grid), "--json"]).output)
     assert as_json["total"] == 264 and as_json["by"]["effect"] == {"null": 88, "borderline": 88, "medium": 88}
