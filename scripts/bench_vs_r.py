@@ -81,7 +81,7 @@ from taskfactory.grid import Coord
 from taskfactory.reference import fill, reference_r
 from taskfactory.registry import family_names, get_family
 from taskfactory.result import Z_CAP, z_of_p
-from taskfactory.shards import write_shard
+from taskfactory.shards import ROW_GROUP_ROWS, write_shard
 from taskfactory.task import Dataset, record, release
 from taskfactory.verify import coord_of
 
@@ -334,8 +334,9 @@ def time_build(group: Group, reps: int, min_s: float, budget_s: float) -> dict:
     """The whole build of each dataset of a corpus row, as ``build`` makes it:
     ``release`` (draw, CSV, parse, gold, naive, accepted and kept-impossible
     tests, reference code) and ``record`` for each of its tasks (prompt,
-    script), timed like the analyses (best of ``reps``), plus the row's share
-    of writing those records to a Parquet shard (timed once for the row).
+    script), timed like the analyses (best of ``reps``), plus the cost of
+    writing its records to a Parquet shard (timed once for the row, per record,
+    on row groups as full as a build's).
     Returns {"build": seconds} or {"error": ...} by item key."""
     out, records = {}, []
     for it in group.items:
@@ -362,13 +363,18 @@ def time_build(group: Group, reps: int, min_s: float, budget_s: float) -> dict:
         out[it.key] = {"build": t}
         records.extend(recs)
     if records:
+        # A build writes its records in row groups of ROW_GROUP_ROWS, so the
+        # row's records are written repeated to at least that many, and each
+        # dataset is charged the cost per record times its records (a shard of
+        # a handful of records would charge it the writer's fixed cost instead).
+        copies = -(-ROW_GROUP_ROWS // len(records))
         with tempfile.TemporaryDirectory(prefix="bench-shard-") as tmp:
             start = time.perf_counter()
-            write_shard(Path(tmp) / "shard.parquet", records, {})
-            share = (time.perf_counter() - start) / sum("build" in v for v in out.values())
-        for v in out.values():
-            if "build" in v:
-                v["build"] += share
+            write_shard(Path(tmp) / "shard.parquet", records * copies, {})
+            per_record = (time.perf_counter() - start) / (len(records) * copies)
+        for it in group.items:
+            if "build" in out.get(it.key, {}):
+                out[it.key]["build"] += per_record * len(it.coords)
     return out
 
 
