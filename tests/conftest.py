@@ -114,3 +114,29 @@ def run_scripts(records, folder: Path) -> list[bytes]:
     subprocess.run([sys.executable, "-I", "-c", RUNNER, *args], check=True, cwd=folder)
     return [(folder / f"s{i}.csv").read_bytes() for i in range(len(records))]
 
+
+
+def folder_violations(tmp_path: Path, leaf: str, inputs: dict) -> dict:
+    """Each way an output folder breaks the new-or-empty rule
+    (:mod:`taskfactory.folders`): {kind: (the folder, the message after
+    ``<option> <folder>: ``)}. ``leaf`` names a folder to be made under a file
+    or an input; ``inputs`` maps a kind ("inside the corpus") to a folder the
+    command reads, inside which the output would go (``leaf`` under it when it
+    is a folder, the input itself when it is a file)."""
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("mine")
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "empty")
+    ask = "give a new or empty folder"
+    out = {
+        "not empty": (tmp_path / "full", f"the folder is not empty; {ask}"),
+        "a file": (tmp_path / "file", f"exists and is not a folder; {ask}"),
+        "a symbolic link": (tmp_path / "link", f"a symbolic link; {ask}"),
+        "under a file": (tmp_path / "file" / leaf, f"{tmp_path / 'file'} is not a folder; {ask}"),
+        "where nothing can be written": (Path("/proc") / leaf, "cannot write in /proc (No such file or directory)"),
+    }
+    for kind, given in inputs.items():
+        target = given / leaf if given.is_dir() else given
+        out[kind] = (target, f"it would go inside {given}, which the command reads; give a folder outside it")
+    return out

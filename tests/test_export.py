@@ -23,6 +23,7 @@ from taskfactory.corpus import iter_records
 from taskfactory.errors import InputError
 from taskfactory.export import deliver, export
 from taskfactory.reward import compute_score
+from conftest import folder_violations
 
 GRID = {"name": "exported", "seed": 3, "methods": ["welch_t", "pearson"], "n": [30, 400],
         "effects": ["medium"], "perturbations": ["none"], "seeds": 1, "split": {"by": "scenario", "test": 0.3, "seed": 1}}
@@ -78,21 +79,7 @@ def test_export_writes_nothing_on_a_bad_option(corpus, tmp_path):
 
 def destination_violations(corpus, tmp_path) -> dict:
     """Each way a destination breaks the rule: (the folder, the message after ``-o <folder>: ``)."""
-    (tmp_path / "full").mkdir()
-    (tmp_path / "full" / "keep.txt").write_text("mine")
-    (tmp_path / "file").write_text("x")
-    (tmp_path / "empty").mkdir()
-    (tmp_path / "link").symlink_to(tmp_path / "empty")
-    ask = "give a new or empty folder"
-    return {
-        "not empty": (tmp_path / "full", f"the folder is not empty; {ask}"),
-        "a file": (tmp_path / "file", f"exists and is not a folder; {ask}"),
-        "a symbolic link": (tmp_path / "link", f"a symbolic link; {ask}"),
-        "under a file": (tmp_path / "file" / "x", f"{tmp_path / 'file'} is not a folder; {ask}"),
-        "inside the corpus": (corpus / "x", f"it would go inside {corpus}, which the command reads; give a folder "
-                                            "outside it"),
-        "where nothing can be written": (Path("/proc/x"), "cannot write in /proc (No such file or directory)"),
-    }
+    return folder_violations(tmp_path, "x", {"inside the corpus": corpus})
 
 
 DESTINATION_VIOLATIONS = ["not empty", "a file", "a symbolic link", "under a file", "inside the corpus",

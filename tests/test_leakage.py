@@ -24,7 +24,7 @@ from taskfactory.leakage.dropout import drop_out
 from taskfactory.leakage.text import ngrams, tokens
 from taskfactory.prompts import CONVENTIONS
 
-from conftest import PINNED
+from conftest import PINNED, folder_violations
 
 GRID = {"name": "leak", "seed": 21, "methods": ["welch_t", "spearman", "chi_square_independence"], "scenarios": PINNED,
         "n": [120], "effects": ["null", "medium"], "perturbations": ["none", "missing"], "shard_rows": 50}
@@ -373,22 +373,7 @@ def test_output_paths_are_checked_before_any_work(corpus, bench, tmp_path):
 
 def drop_out_violations(corpus, bench_path, tmp_path) -> dict:
     """Each way a --drop-out folder breaks the rule: (the folder, the message after ``--drop-out <folder>: ``)."""
-    (tmp_path / "full").mkdir()
-    (tmp_path / "full" / "keep.txt").write_text("mine")
-    (tmp_path / "file").write_text("x")
-    (tmp_path / "empty").mkdir()
-    (tmp_path / "link").symlink_to(tmp_path / "empty")
-    ask = "give a new or empty folder"
-    outside = "which the command reads; give a folder outside it"
-    return {
-        "not empty": (tmp_path / "full", f"the folder is not empty; {ask}"),
-        "a file": (tmp_path / "file", f"exists and is not a folder; {ask}"),
-        "a symbolic link": (tmp_path / "link", f"a symbolic link; {ask}"),
-        "under a file": (tmp_path / "file" / "clean", f"{tmp_path / 'file'} is not a folder; {ask}"),
-        "inside the corpus": (corpus / "clean", f"it would go inside {corpus}, {outside}"),
-        "on the benchmark": (bench_path, f"it would go inside {bench_path}, {outside}"),
-        "where nothing can be written": (Path("/proc/clean"), "cannot write in /proc (No such file or directory)"),
-    }
+    return folder_violations(tmp_path, "clean", {"inside the corpus": corpus, "on the benchmark": bench_path})
 
 
 DROP_OUT_VIOLATIONS = ["not empty", "a file", "a symbolic link", "under a file", "inside the corpus",

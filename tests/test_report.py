@@ -19,6 +19,7 @@ import taskfactory as tf
 from taskfactory.cli import main
 from taskfactory.report import AGENT_BREAKDOWNS, MISSING_MATPLOTLIB, SECTIONS, source_labels
 from taskfactory.score import score
+from conftest import folder_violations
 
 pytest.importorskip("matplotlib")
 
@@ -277,24 +278,8 @@ def test_an_unreadable_predictions_file_fails_as_in_score_and_nothing_is_written
 
 def _violations(corpus, predictions, tmp_path) -> dict:
     """Each way an output folder breaks the rule: (the -o value, the message after ``-o <value>: ``)."""
-    (tmp_path / "full").mkdir()
-    (tmp_path / "full" / "keep.txt").write_text("mine")
-    (tmp_path / "file").write_text("x")
-    (tmp_path / "empty").mkdir()
-    (tmp_path / "link").symlink_to(tmp_path / "empty")
-    ask = "give a new or empty folder"
-    return {
-        "not empty": (tmp_path / "full", f"the folder is not empty; {ask}"),
-        "a file": (tmp_path / "file", f"exists and is not a folder; {ask}"),
-        "a symbolic link": (tmp_path / "link", f"a symbolic link; {ask}"),
-        "under a file": (tmp_path / "file" / "site", f"{tmp_path / 'file'} is not a folder; {ask}"),
-        "inside the corpus": (corpus / "site", f"it would go inside {corpus}, which the command reads; give a "
-                                               "folder outside it"),
-        "on a predictions file": (predictions[0], f"it would go inside {predictions[0]}, which the command reads; "
-                                                  "give a folder outside it"),
-        "where nothing can be written": (Path("/proc/site"), "cannot write in /proc (No such file or directory)"),
-        "a name too long": (tmp_path / ("x" * 300), "cannot be used as a folder (File name too long)"),
-    }
+    return {**folder_violations(tmp_path, "site", {"inside the corpus": corpus, "on a predictions file": predictions[0]}),
+            "a name too long": (tmp_path / ("x" * 300), "cannot be used as a folder (File name too long)")}
 
 
 VIOLATIONS = ["not empty", "a file", "a symbolic link", "under a file", "inside the corpus", "on a predictions file",
