@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from functools import lru_cache
 
 from .errors import InputError, did_you_mean
 from .family import Family
@@ -45,11 +46,16 @@ def _ensure_loaded() -> None:
 
 def families() -> list[Family]:
     """Every registered family, in catalogue order."""
+    _ensure_loaded()
+    return list(_in_catalogue_order(tuple(_REGISTRY.values())))
+
+
+@lru_cache(maxsize=8)
+def _in_catalogue_order(registered: tuple) -> tuple:
     from .methods import CATALOGUE
 
-    _ensure_loaded()
     rank = {name: i for i, name in enumerate(CATALOGUE)}
-    return sorted(_REGISTRY.values(), key=lambda f: (rank.get(f.name, len(rank)), f.name))
+    return tuple(sorted(registered, key=lambda f: (rank.get(f.name, len(rank)), f.name)))
 
 
 def family_names() -> list[str]:

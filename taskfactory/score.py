@@ -127,6 +127,11 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
 
 
+def _share(flags: list) -> float:
+    """The share of true values among ``flags`` (booleans)."""
+    return sum(flags) / len(flags)
+
+
 @dataclass
 class Cell:
     """The scored runs of the tasks in one group."""
@@ -147,8 +152,9 @@ class Cell:
         max_k = min(len(task) for task in tasks)
         run_keys = sorted({key for task in tasks for key in task}, key=str)
         for metric in ("raw", "strict"):
-            per_run = [np.mean([getattr(task[key], metric) for task in tasks if key in task]) for key in run_keys]
-            out[f"{metric}_pass@1"] = float(np.mean([np.mean([getattr(r, metric) for r in task.values()])
+            # raw and strict are booleans: their sums are exact, so sum / count is np.mean to the bit
+            per_run = [_share([getattr(task[key], metric) for task in tasks if key in task]) for key in run_keys]
+            out[f"{metric}_pass@1"] = float(np.mean([_share([getattr(r, metric) for r in task.values()])
                                                      for task in tasks]))
             out[f"{metric}_pass@1_sd_over_runs"] = float(np.std(per_run, ddof=1)) if len(per_run) > 1 else 0.0
             for k in range(2, max_k + 1):
