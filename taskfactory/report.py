@@ -199,7 +199,7 @@ def half(data_id: str) -> int:
 
 
 def _floors(df) -> dict:
-    from .answers import SCORE_Z_CAP
+    from .answers import P_VALUE, SCORE_Z_CAP
     from .result import Z_CAP
 
     pt = _pvalue_tasks(df)
@@ -213,19 +213,23 @@ def _floors(df) -> dict:
                                     "always_fail_to_reject_raw": _r((g["gold_decision"] == "fail to reject").mean())}
     halves = pt["data_id"].map(half)
     fit, held = pt[halves == 0], pt[halves == 1]
-    right = total = 0
+    right = close = total = 0
     for (method, n), h in sorted(held.groupby(["method", "n"]), key=lambda kv: kv[0]):
         f = fit[(fit["method"] == method) & (fit["n"] == n)]
         if not len(f):
             continue
         p = float(f["gold_p"].median())
-        decision = (p < h["alpha"]).map({True: "reject", False: "fail to reject"})
-        k = int((decision == h["gold_decision"]).sum())
-        right, total = right + k, total + len(h)
+        matches = (p < h["alpha"]).map({True: "reject", False: "fail to reject"}) == h["gold_decision"]
+        # Strict as the reward counts it: the decision, and the z within the p-value's strict tolerance
+        near = h["gold_p"].map(lambda gold: P_VALUE.score({"p_value": p}, {"p_value": gold}))
+        k, strict = int(matches.sum()), int((matches & near).sum())
+        right, close, total = right + k, close + strict, total + len(h)
         out["constant_p"]["by_method_and_n"].setdefault(method, {})[str(int(n))] = {
-            "fit_tasks": int(len(f)), "constant_p": _r(p), "scored_tasks": int(len(h)), "raw": _r(k / len(h))}
+            "fit_tasks": int(len(f)), "constant_p": _r(p), "scored_tasks": int(len(h)), "raw": _r(k / len(h)),
+            "strict": _r(strict / len(h))}
     out["constant_p"]["scored_tasks"] = total
     out["constant_p"]["raw"] = _r(right / total) if total else None
+    out["constant_p"]["strict"] = _r(close / total) if total else None
     return out
 
 
@@ -558,12 +562,14 @@ def _page(summary, images) -> str:
                  "<p>Constant-p baseline: the tasks are split in two halves by the last hex digit of their "
                  "data_id (even: fit, odd: scored). Per family and N, the median gold p-value of the fit half is "
                  "answered for every task of the scored half; its Raw score is the share whose decision at alpha "
-                 f"matches the gold: {_shown(cp['raw'])} over {cp['scored_tasks']} scored tasks.</p>\n")
+                 f"matches the gold: {_shown(cp['raw'])} over {cp['scored_tasks']} scored tasks; its Strict score, "
+                 "the share whose z is also within the reward's strict tolerance of the gold z: "
+                 f"{_shown(cp['strict'])}.</p>\n")
     parts.append(_table(["family", "p-value tasks", "share at reward z cap", "always fail to reject Raw"],
                         [[m, d["tasks"], d["share_at_reward_cap"], d["always_fail_to_reject_raw"]]
                          for m, d in fl["by_method"].items()]))
-    parts.append(_table(["family", "N", "fit tasks", "constant p", "scored tasks", "Raw"],
-                        [[m, n, d["fit_tasks"], d["constant_p"], d["scored_tasks"], d["raw"]]
+    parts.append(_table(["family", "N", "fit tasks", "constant p", "scored tasks", "Raw", "Strict"],
+                        [[m, n, d["fit_tasks"], d["constant_p"], d["scored_tasks"], d["raw"], d["strict"]]
                          for m, by_n in cp["by_method_and_n"].items() for n, d in by_n.items()],
                         "constant-p baseline per family and N"))
 

@@ -5,6 +5,7 @@ import base64
 import json
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 from collections import Counter
@@ -16,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import taskfactory as tf
+from taskfactory.answers import capped_z
 from taskfactory.cli import main
 from taskfactory.report import AGENT_BREAKDOWNS, MISSING_MATPLOTLIB, SECTIONS, source_labels
 from taskfactory.score import score
@@ -43,7 +45,8 @@ def corpus(tmp_path_factory):
 def table(corpus):
     shards = sorted((corpus / "data").glob("*.parquet"))
     return pa.concat_tables([pq.read_table(p, columns=["task_id", "data_id", "method", "effect", "answer_kind",
-                                                       "gold", "gold_p", "gold_decision", "trap", "perturbation"])
+                                                       "gold", "gold_p", "gold_decision", "trap", "perturbation", "n",
+                                                       "alpha"])
                              for p in shards])
 
 
@@ -158,6 +161,24 @@ def test_summary_numbers_match_the_shards(written, table):
     assert summary["floors"]["tasks"] == len(pv)
     assert summary["floors"]["always_fail_to_reject_raw"] == pytest.approx(
         sum(r["gold_decision"] == "fail to reject" for r in pv) / len(pv), rel=1e-3)
+
+    # the constant-p baseline, recomputed: fit on the even half of the datasets, scored on the odd half
+    constant = summary["floors"]["constant_p"]
+    raw = strict = scored = 0
+    for method, n in sorted({(r["method"], r["n"]) for r in pv}):
+        fit = [r["gold_p"] for r in pv if (r["method"], r["n"]) == (method, n) and int(r["data_id"][-1], 16) % 2 == 0]
+        held = [r for r in pv if (r["method"], r["n"]) == (method, n) and int(r["data_id"][-1], 16) % 2 == 1]
+        if not fit:
+            continue
+        p = statistics.median(fit)
+        for r in held:
+            match = ("reject" if p < r["alpha"] else "fail to reject") == r["gold_decision"]
+            raw += match
+            strict += match and abs(capped_z(p) - capped_z(r["gold_p"])) < 0.5
+        scored += len(held)
+    assert constant["scored_tasks"] == scored
+    assert constant["raw"] == pytest.approx(raw / scored, rel=1e-3)
+    assert constant["strict"] == pytest.approx(strict / scored, rel=1e-3) and constant["strict"] < constant["raw"]
 
 
 # --- 6. Agents ------------------------------------------------------------------------
