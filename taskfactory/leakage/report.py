@@ -8,14 +8,15 @@ from . import KINDS
 
 
 def format_report(report) -> str:
+    from ..tables import render_table
+
     flagged = report.flagged
     lines = []
     if flagged:
-        lines.append(f"{'item':<28} {'evidence':<13} {'score':>6}  {'corpus task':<32} snippet")
-        for it in flagged:
-            name = it.id if len(it.id) <= 28 else it.id[:25] + "..."
-            for kind, score, task in it.evidence():
-                lines.append(f"{name:<28} {kind:<13} {score:>6.2f}  {task or '-':<32} {it.snippet[:60]}")
+        rows = [(it.id if len(it.id) <= 28 else it.id[:25] + "...", kind, f"{score:.2f}", task or "-", it.snippet[:60])
+                for it in flagged for kind, score, task in it.evidence()]
+        lines.append(render_table(("item", "evidence", "score", "corpus task", "snippet"), rows,
+                                  align=("left", "left", "right", "left", "left")))
     kinds = Counter(kind for it in flagged for kind in it.flags)
     detail = ", ".join(f"{k} {kinds[k]}" for k in KINDS if kinds[k])
     lines.append(f"summary: {len(flagged)} of {len(report.items)} benchmark items flagged"
