@@ -86,6 +86,7 @@ class Dataset:
     data_id: str
     attempt: int
     condition: Condition
+    stream: tuple
     csv_text: str | None
     n_rows: int | None
     gold: TestResult | None
@@ -161,7 +162,7 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                 rng_params, data_stream = _streams(grid, stream, attempt)
                 cond = draw_condition(family, scen, c.n, c.effect, c.perturbation, grid.alpha, rng_params)
                 if not family.has_data:
-                    return _closed_form(family, cond, data_id, attempt)
+                    return _closed_form(family, cond, data_id, attempt, data_stream)
                 rng = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=data_stream))
                 drawn = family.generate(cond, rng)
                 _check_clipping(drawn)
@@ -182,7 +183,7 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                         kept = run_test(family, cond, prepare(family, released, cond.roles), prepared=True)
                     except DataError:
                         kept = None  # keeping the impossible values breaks the test itself
-            return Dataset(data_id=data_id, attempt=attempt, condition=cond, csv_text=csv_text,
+            return Dataset(data_id=data_id, attempt=attempt, condition=cond, stream=data_stream, csv_text=csv_text,
                            n_rows=len(frame), gold=gold, naive=naive, kept=kept, n_blank_cells=blank,
                            n_impossible_values=impossible,
                            reference_r=reference_r(family, cond.roles, ranges, cond.data_filename),
@@ -194,10 +195,10 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
     return Rejected(data_id=data_id, reasons=reasons)
 
 
-def _closed_form(family, cond: Condition, data_id: str, attempt: int) -> Dataset:
+def _closed_form(family, cond: Condition, data_id: str, attempt: int, stream: tuple) -> Dataset:
     """The task of a family without a dataset: its gold from ``solve``."""
     values = {**cond.params, **cond.roles, "n": cond.n}
-    return Dataset(data_id=data_id, attempt=attempt, condition=cond, csv_text=None, n_rows=None,
+    return Dataset(data_id=data_id, attempt=attempt, condition=cond, stream=stream, csv_text=None, n_rows=None,
                    gold=None, naive=None, kept=None, n_blank_cells=0, n_impossible_values=0,
                    reference_r=closed_reference(family, values, "r"), reference_py=closed_reference(family, values, "py"),
                    answer=family.solve(cond))
