@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import yaml
 
-from .shards import FIELDS, schema
+from .shards import fields, schema
 
 #: The license the card declares for a corpus: the one taskfactory is under.
 LICENSE = "apache-2.0"
@@ -126,7 +126,7 @@ def render_card(manifest: dict) -> str:
         "| column | type | meaning |",
         "|---|---|---|",
     ]
-    for name, typ, _, desc in FIELDS:
+    for name, typ, _, desc in fields():
         lines.append(f"| `{name}` | {typ} | {desc} |")
     lines.append("")
     return "\n".join(lines)

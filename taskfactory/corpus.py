@@ -44,9 +44,9 @@ from ._version import __version__
 from .errors import CorpusError, InputError, did_you_mean
 from .registry import family_names
 from .readers import parse_json, read_text
-from .shards import FIELDS
+from .shards import FIELDS, is_roles_type
 
-FORMAT = "taskfactory-corpus/3"   # 3: data_dictionary and perturbation_detail are Arrow types, not JSON
+FORMAT = "taskfactory-corpus/4"   # 4: no JSON text in any column (roles, dgp_params and gold_terms are Arrow types)
 MANIFEST = "manifest.json"
 CARD = "README.md"
 REJECTED = "rejected.jsonl"
@@ -217,8 +217,8 @@ def read_row_group(pf, path: Path, index: int, columns: list[str] | None):
         if name not in expected:
             continue
         kind, nullable = expected[name]
-        if column.type != kind:
-            raise CorpusError(f"{path}: column '{name}' holds {column.type}, not {kind}")
+        if not (is_roles_type(column.type) if kind is None else column.type == kind):
+            raise CorpusError(f"{path}: column '{name}' holds {column.type}, not {kind or 'a struct of roles'}")
         if not nullable and column.null_count:
             raise CorpusError(f"{path}: column '{name}' has an empty cell in row group {index}")
     return table

@@ -55,6 +55,12 @@ if TYPE_CHECKING:
 ROLE_KINDS = ("numeric", "category", "columns", "cluster", "unit", "period", "value", "level", "shares")
 #: Kinds whose role holds a reference value, not a column.
 VALUE_KINDS = ("value", "level", "shares")
+#: What a role of each kind holds, as a record stores it: one name (a column's
+#: or a level's), a list of column names, a number, or stated shares. A role
+#: name holds the same in every family (the registry checks), so that the
+#: record's ``roles`` has one type per role name.
+ROLE_HOLDS = {"numeric": "name", "category": "name", "cluster": "name", "unit": "name", "period": "name",
+              "level": "name", "columns": "names", "value": "number", "shares": "shares"}
 #: Kinds whose column labels the design (kept whole by blank cells).
 DESIGN_KINDS = ("cluster", "unit", "period")
 #: What the grid's ``n`` counts for a family: rows of a flat table, the
@@ -173,8 +179,14 @@ class Family(ABC):
     question_words: ClassVar[dict[str, str]] = {}
 
     def draw_params(self, scenario: Scenario, n: int, rng: np.random.Generator) -> dict:
-        """Nuisance parameters of one dataset (plain floats, ints and lists)."""
+        """Nuisance parameters of one dataset: numbers and lists of numbers
+        (the record stores them as such)."""
         return {}
+
+    def shown_params(self, params: dict) -> dict:
+        """The drawn ``params`` as a closed-form task's question and reference
+        code show them (``{p_list}``: "0.0012, 0.34"); by default as drawn."""
+        return params
 
     def rows(self, n: int, params: dict | None = None) -> int:
         """Rows of a dataset of ``n`` units drawn with ``params``; with

@@ -14,7 +14,7 @@ import pkgutil
 from functools import lru_cache
 
 from .errors import InputError, did_you_mean
-from .family import Family
+from .family import ROLE_HOLDS, Family
 
 _REGISTRY: dict[str, Family] = {}
 _LOADED = False
@@ -28,6 +28,13 @@ def register(family: Family) -> Family:
     _ = (family.r_code, family.py_code)  # a missing reference file raises ValueError here
     if family.name in _REGISTRY:
         raise ValueError(f"family '{family.name}' is registered twice")
+    for other in _REGISTRY.values():
+        for role in set(family.roles) & set(other.roles):
+            mine, theirs = family.roles[role], other.roles[role]
+            if ROLE_HOLDS[mine] != ROLE_HOLDS[theirs]:
+                raise ValueError(f"family '{family.name}': role '{role}' is a {mine} role, but a {theirs} role in "
+                                 f"'{other.name}'; a role name holds the same (a name, a list of names, a number "
+                                 "or stated shares) in every family")
     _REGISTRY[family.name] = family
     return family
 

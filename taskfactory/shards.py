@@ -21,6 +21,14 @@ PERTURBATION = pa.struct([
                            ("strength", F)])),
     ("extreme", pa.struct([("rate", F), ("rows", I), ("columns", pa.list_(S))])),
 ])
+TERMS = pa.list_(pa.struct([("term", S), ("estimate", F), ("std_error", F), ("statistic", F), ("df", F),
+                            ("p_value", F), ("target", B)]))
+PARAMS = pa.list_(pa.struct([("name", S), ("value", F), ("values", pa.list_(F))]))
+#: How ``roles`` stores a role's value, by what it holds (``family.ROLE_HOLDS``):
+#: a column's or level's name, a list of column names, a number, or stated
+#: shares as (level, share) pairs in the scenario's order.
+ROLE_TYPES = {"name": S, "names": pa.list_(S), "number": F,
+              "shares": pa.list_(pa.struct([("level", S), ("share", F)]))}
 GOLD = pa.struct([("kind", S), ("p_value", F), ("decision", S), ("estimate", F), ("low", F), ("high", F),
                   ("integer", pa.int64()), ("yes_no", B)])
 
@@ -51,8 +59,13 @@ FIELDS = [
     ("data_filename", S, True, "file name the prompt gives the dataset"),
     ("n_rows", I, True, "rows in data_csv"),
     ("data_sha256", S, True, "sha256 of data_csv (UTF-8)"),
-    ("roles", S, False, "JSON: which column plays which part of the test"),
-    ("dgp_params", S, False, "JSON: nuisance parameters drawn for this dataset"),
+    ("roles", None, False, "which column plays which part of the test: one field per role name of the "
+                           "registered families (null where the method has no such role) holding a column name, "
+                           "a list of column names (covariates), a reference number (mu0, p0), a level "
+                           "(positive) or the stated shares as (level, share) pairs"),
+    ("dgp_params", PARAMS, False, "nuisance parameters drawn for this dataset, by name: a number in value or a "
+                                  "list of numbers in values (a mapping's entries named name.key, a matrix's "
+                                  "rows name[i])"),
     ("answer_kind", S, False, "what the task asks for: p_value, estimate, interval, integer, count or yes_no"),
     ("gold", GOLD, False, "the gold answer: kind and the fields of that kind (p_value and decision; estimate; "
                           "low and high; integer; yes_no), the others null"),
@@ -61,8 +74,9 @@ FIELDS = [
     ("gold_statistic_name", S, True, "its name in R's output (t, W, V, F, X-squared, S ...)"),
     ("gold_df", pa.list_(F), True, "degrees of freedom (empty for exact and z tests)"),
     ("gold_estimate", F, True, "effect estimate R reports, when it reports one"),
-    ("gold_terms", S, True, "JSON: the model's table of terms (estimate, std_error, statistic, df, p_value, "
-                            "target), when the test is about one term of a model"),
+    ("gold_terms", TERMS, True, "the model's table of terms (term, estimate, std_error, statistic, df, "
+                                "p_value, target: the term the question is about), when the test is about one "
+                                "term of a model"),
     ("gold_p", F, True, "gold p-value (agrees with R: |dz| < 0.01), when the answer has one"),
     ("gold_z", F, True, "min(Phi^-1(1 - p/2), 8), when the answer has a p-value"),
     ("gold_decision", S, True, "reject or fail to reject, at alpha, when the answer has a p-value"),
@@ -97,16 +111,72 @@ TEXT_COLUMNS = ("data_csv", "script", "prompt", "reference_r", "reference_py", "
 #: filters on (ids, design, results), not the long texts and JSON, whose min and
 #: max only bloat the footer, nor the nested columns.
 STATISTICS_COLUMNS = [name for name, typ, _, _ in FIELDS
-                      if not pa.types.is_nested(typ) and name not in
-                      (*TEXT_COLUMNS, "question", "data_dictionary", "roles", "dgp_params", "gold_terms",
-                       "perturbation_detail")]
+                      if typ is not None and not pa.types.is_nested(typ) and name not in (*TEXT_COLUMNS, "question")]
+
+
+def roles_type() -> pa.StructType:
+    """The type of ``roles``: a struct with one field per role name of the
+    registered families, in name order, typed by what the role holds. Every
+    corpus of one taskfactory version has the same one."""
+    from .family import ROLE_HOLDS
+    from .registry import families
+
+    holds = {role: ROLE_HOLDS[kind] for family in families() for role, kind in family.roles.items()}
+    return pa.struct([(role, ROLE_TYPES[holds[role]]) for role in sorted(holds)])
+
+
+def is_roles_type(typ: pa.DataType) -> bool:
+    """Whether ``typ`` is a ``roles`` struct (of any set of role names), which a
+    reader can check without loading the registry."""
+    return pa.types.is_struct(typ) and all(typ.field(i).type in ROLE_TYPES.values() for i in range(typ.num_fields))
+
+
+def fields() -> list[tuple]:
+    """:data:`FIELDS` with the type of ``roles`` filled in (see :func:`roles_type`)."""
+    roles = roles_type()
+    return [(name, roles if typ is None else typ, nullable, desc) for name, typ, nullable, desc in FIELDS]
+
+
+def stored_roles(roles: dict) -> dict:
+    """A condition's ``roles`` as the record stores them: stated shares as
+    (level, share) pairs; role names the method lacks are left out (null)."""
+    return {role: [{"level": str(level), "share": float(share)} for level, share in value.items()]
+            if isinstance(value, dict) else float(value) if isinstance(value, (int, float)) else value
+            for role, value in roles.items()}
+
+
+def stored_params(params: dict) -> list[dict]:
+    """Drawn parameters as the record stores them, in name order: a number in
+    ``value``, a list of numbers in ``values``; a mapping's entries are named
+    ``name.key`` and the rows of a matrix ``name[i]``, in their order.
+    Anything else is a family's mistake (a ValueError)."""
+    return [entry for name in sorted(params) for entry in _flat_param(name, params[name])]
+
+
+def _flat_param(name: str, value) -> list[dict]:
+    if _is_number(value):
+        return [{"name": name, "value": float(value), "values": None}]
+    if isinstance(value, (list, tuple)) and all(_is_number(v) for v in value):
+        return [{"name": name, "value": None, "values": [float(v) for v in value]}]
+    if isinstance(value, dict):
+        return [entry for key, v in value.items() for entry in _flat_param(f"{name}.{key}", v)]
+    if isinstance(value, (list, tuple)):
+        return [entry for i, v in enumerate(value) for entry in _flat_param(f"{name}[{i}]", v)]
+    raise ValueError(f"drawn parameter '{name}' is {value!r}; parameters are numbers, lists of numbers, "
+                     "or mappings and lists of these")
+
+
+def _is_number(value) -> bool:
+    import numbers
+
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def schema(provenance: dict | None = None) -> pa.Schema:
     """The task schema; ``provenance`` goes into its metadata as JSON."""
-    fields = [pa.field(name, typ, nullable=nullable) for name, typ, nullable, _ in FIELDS]
+    columns = [pa.field(name, typ, nullable=nullable) for name, typ, nullable, _ in fields()]
     meta = {"taskfactory": json.dumps({"version": __version__, **(provenance or {})}, sort_keys=True)}
-    return pa.schema(fields, metadata=meta)
+    return pa.schema(columns, metadata=meta)
 
 
 class ShardWriter:

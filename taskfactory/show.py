@@ -39,7 +39,7 @@ def render_task(task: dict, rows: int = 8) -> str:
         f"decision        {task['gold_decision']} at alpha = {task['alpha']:g}, {task['n_analysed']} rows analysed",
         f"naive           {naive}",
         f"trap            {'yes' if task['trap'] else 'no'}",
-        f"roles           {task['roles']}",
+        f"roles           {json.dumps({k: v for k, v in task['roles'].items() if v is not None}, ensure_ascii=False)}",
         "",
         "reference (R):",
         task["reference_r"].rstrip(),

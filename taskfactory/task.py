@@ -16,7 +16,6 @@ is a programming error and propagates: it stops the build.
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 import warnings
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from .registry import get_family
 from .result import TestResult, z_of_p
 from .catalogue import get_scenario
 from .scenarios import MAX_CLIPPED_SHARE
+from .shards import stored_params, stored_roles
 from .script import render as render_script, render_behaviour
 
 MAX_ATTEMPTS = 5
@@ -197,7 +197,7 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
 
 def _closed_form(family, cond: Condition, data_id: str, attempt: int, stream: tuple) -> Dataset:
     """The task of a family without a dataset: its gold from ``solve``."""
-    values = {**cond.params, **cond.roles, "n": cond.n}
+    values = {**family.shown_params(cond.params), **cond.roles, "n": cond.n}
     return Dataset(data_id=data_id, attempt=attempt, condition=cond, stream=stream, csv_text=None, n_rows=None,
                    gold=None, naive=None, kept=None, n_blank_cells=0, n_impossible_values=0,
                    reference_r=closed_reference(family, values, "r"), reference_py=closed_reference(family, values, "py"),
@@ -210,7 +210,7 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
     scen = get_scenario(c.method, c.scenario)
     task_id, data_id, _ = ids(grid, c)
     cond = ds.condition
-    words = {**family.question_words, **({} if family.has_data else cond.params)}  # see Family.question_words
+    words = {**family.question_words, **({} if family.has_data else family.shown_params(cond.params))}  # see Family.question_words
     context, question = scen.fill(scen.context, c.n, words), scen.fill(scen.question, c.n, words)
     dictionary = scen.data_dictionary()
     hints = list(ds.hints) + perturb.hints(cond.perturbation)
@@ -252,8 +252,8 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "data_filename": data_filename,
         "n_rows": ds.n_rows,
         "data_sha256": None if ds.csv_text is None else hashlib.sha256(ds.csv_text.encode("utf-8")).hexdigest(),
-        "roles": json.dumps(cond.roles, ensure_ascii=False),
-        "dgp_params": json.dumps(cond.params, sort_keys=True),
+        "roles": stored_roles(cond.roles),
+        "dgp_params": stored_params(cond.params),
         "answer_kind": family.answer.kind,
         "gold": gold_struct,
         "gold_method": family.canonical if gold is None else gold.method,
@@ -261,7 +261,7 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "gold_statistic_name": None if gold is None else gold.statistic_name,
         "gold_df": None if gold is None else list(gold.df),
         "gold_estimate": None if gold is None else gold.estimate,
-        "gold_terms": None if gold is None or not gold.terms else json.dumps(gold.terms_json()),
+        "gold_terms": None if gold is None else gold.terms_json(),
         "gold_p": gold_struct["p_value"],
         "gold_z": None if gold_struct["p_value"] is None else z_of_p(gold_struct["p_value"]),
         "gold_decision": decision,

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 import taskfactory as tf
 from taskfactory.cli import main
+from conftest import drawn
 from toys import install
 from toys.models import ToyClusterMeans, ToyOls
 
@@ -41,7 +42,7 @@ def test_toys_go_through_build_verify_inspect_and_card(tmp_path, monkeypatch):
 def test_a_model_term_is_the_gold_and_its_table_is_kept(tmp_path, monkeypatch):
     _, _, rows = build_toys(tmp_path, monkeypatch)
     rec = next(r for r in rows if r["method"] == "toy_ols")
-    terms = json.loads(rec["gold_terms"])
+    terms = rec["gold_terms"]
     assert [t["term"] for t in terms] == ["(Intercept)", "dose_std", "organic_std"]
     target = next(t for t in terms if t["target"])
     assert target["term"] == "dose_std" and target["p_value"] == rec["gold_p"] == rec["gold"]["p_value"]
@@ -52,7 +53,7 @@ def test_a_model_term_is_the_gold_and_its_table_is_kept(tmp_path, monkeypatch):
 def test_a_clustered_design_counts_clusters_and_numbers_them(tmp_path, monkeypatch):
     _, _, rows = build_toys(tmp_path, monkeypatch)
     for rec in (r for r in rows if r["method"] == "toy_cluster_means"):
-        size = json.loads(rec["dgp_params"])["cluster_size"]
+        size = int(drawn(rec)["cluster_size"])
         assert rec["n"] == 24 and rec["n_rows"] == 24 * size
         header, *lines = rec["data_csv"].splitlines()
         school = header.split(",").index("school")
@@ -82,7 +83,7 @@ def test_a_question_without_a_dataset_goes_through_build_verify_and_inspect(tmp_
     assert summary.tasks == 12 and tf.verify(out).ok
     rows = [r for path in sorted((out / "data").glob("*.parquet")) for r in pq.read_table(path).to_pylist()]
     for rec in rows:
-        successes = json.loads(rec["dgp_params"])["successes"]
+        successes = int(drawn(rec)["successes"])
         low, high = wilson(successes, rec["n"])
         assert rec["gold"] == {"kind": "interval", "p_value": None, "decision": None, "estimate": None,
                                "low": low, "high": high, "integer": None, "yes_no": None}
@@ -142,12 +143,12 @@ def test_a_panel_counts_units_numbers_them_and_their_periods(tmp_path, monkeypat
     rows = [r for path in sorted((out / "data").glob("*.parquet")) for r in pq.read_table(path).to_pylist()]
     assert len(rows) == 2 * 2 * 3 * 2  # effects x perturbations x seeds x prompt styles
     for rec in rows:
-        periods = json.loads(rec["dgp_params"])["periods"]
+        periods = int(drawn(rec)["periods"])
         assert rec["n"] == 12 and rec["n_rows"] == 12 * periods
         header, *lines = rec["data_csv"].splitlines()
         store, week = header.split(",").index("store"), header.split(",").index("week")
         cells = [line.split(",") for line in lines]
-        assert json.loads(rec["gold_terms"])[0]["term"] == "week"
+        assert rec["gold_terms"][0]["term"] == "week"
         if rec["perturbation"] == "none":
             assert {c[store] for c in cells} == {f"S{k:02d}" for k in range(1, 13)}
             assert sorted(c[week] for c in cells) == sorted(str(t) for t in range(1, periods + 1) for _ in range(12))

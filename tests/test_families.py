@@ -12,6 +12,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from scipy import stats
 
@@ -36,6 +37,27 @@ def test_registration_is_complete(method):
     assert "res" in fam.r_code and "p_value" in fam.py_code
     ast.parse(fam.py_code)  # the template is Python as it stands: role fields sit inside strings or sets
     emitted_source(fam.generate)  # raises when generate reaches beyond numpy, pandas and kit
+
+
+def test_a_role_name_holds_the_same_in_every_family():
+    """The record's roles have one type per role name, so a family whose role
+    shares a name with another family's but holds something else is refused."""
+    from taskfactory import registry
+    from taskfactory.methods.chi_square_gof import ChiSquareGof
+
+    class Clash(ChiSquareGof):
+        name = "clash"
+        roles = {"outcome": "category", "p0": "shares"}
+        r_code = py_code = "res <- p_value"
+
+    with pytest.raises(ValueError, match=r"^family 'clash': role 'p0' is a shares role, but a value role in "
+                                         r"'binomial_exact'; a role name holds the same \(a name, a list of names, "
+                                         r"a number or stated shares\) in every family$"):
+        registry.register(Clash())
+    assert "clash" not in registry.family_names()
+    roles = tf.shards.roles_type()
+    assert roles.field("p0").type == pa.float64() and roles.field("covariates").type == pa.list_(pa.string())
+    assert roles.field("stated").type.value_type.names == ["level", "share"]
 
 
 @pytest.mark.parametrize("method", FAMILIES)

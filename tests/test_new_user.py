@@ -46,7 +46,7 @@ def picked(r: dict) -> tuple:
     """What the queries below select, from a pyarrow row."""
     missing = r["perturbation_detail"]["missing"]
     return (r["task_id"], r["gold"]["p_value"], r["data_dictionary"][0]["name"], r["perturbation_detail"]["kind"],
-            None if missing is None else missing["rate"])
+            None if missing is None else missing["rate"], r["roles"]["outcome"], r["roles"]["group"])
 
 
 def test_datasets_loads_the_folder_by_its_card_without_a_warning(corpus, rows, tmp_path):
@@ -68,7 +68,7 @@ def test_datasets_loads_the_folder_by_its_card_without_a_warning(corpus, rows, t
 def test_duckdb_queries_the_nested_fields_in_place(corpus, rows):
     query = f"""
         SELECT task_id, gold.p_value, data_dictionary[1].name, perturbation_detail.kind,
-               perturbation_detail.missing.rate
+               perturbation_detail.missing.rate, roles.outcome, roles."group"
         FROM read_parquet('{corpus}/data/*.parquet')
         WHERE gold.decision = 'reject'
         ORDER BY task_id"""
@@ -84,6 +84,14 @@ def test_duckdb_queries_the_nested_fields_in_place(corpus, rows):
     assert spoiled == [(r["task_id"], r["perturbation_detail"]["missing"]["mechanism"],
                         len(r["perturbation_detail"]["missing"]["columns"])) for r in missing]
     assert len(missing) == 12 and all(count > 0 for *_, count in spoiled)
+    drawn = con.execute(f"""
+        SELECT task_id, list_filter(dgp_params, lambda p: p.name = 'share')[1].value,
+               list_filter(dgp_params, lambda p: p.name = 'sd_scale')[1]."values"
+        FROM read_parquet('{corpus}/data/*.parquet')
+        ORDER BY task_id""").fetchall()
+    assert drawn == [(r["task_id"], *(next(p[k] for p in r["dgp_params"] if p["name"] == name)
+                                      for name, k in (("share", "value"), ("sd_scale", "values")))) for r in rows]
+    assert all(0.25 <= share < 0.45 and max(scale) == 1.0 for _, share, scale in drawn)
 
 
 def test_polars_reads_the_struct_and_list_fields_as_they_are(corpus, rows):
@@ -92,11 +100,12 @@ def test_polars_reads_the_struct_and_list_fields_as_they_are(corpus, rows):
                      pl.col("gold").struct.field("p_value"),
                      pl.col("data_dictionary").list.get(0).struct.field("name"),
                      pl.col("perturbation_detail").struct.field("kind"),
-                     pl.col("perturbation_detail").struct.field("missing").struct.field("rate"))
+                     pl.col("perturbation_detail").struct.field("missing").struct.field("rate"),
+                     pl.col("roles").struct.field("outcome"), pl.col("roles").struct.field("group"))
              .sort("task_id")
              .collect())
     assert frame.rows() == [picked(r) for r in rows]
-    assert frame.columns == ["task_id", "p_value", "name", "kind", "rate"]
+    assert frame.columns == ["task_id", "p_value", "name", "kind", "rate", "outcome", "group"]
 
 
 def test_verify_and_leakage_pass_on_the_same_folder_without_a_warning(corpus, tmp_path):

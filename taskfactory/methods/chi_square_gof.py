@@ -2,7 +2,7 @@
 stated shares.
 
 R: ``chisq.test(table(outcome), p = p0)``, ``p0`` the stated share of each level
-(the role ``p0``, a mapping of level to share; levels absent from the sample
+(the role ``stated``, a mapping of level to share; levels absent from the sample
 count zero). X-squared = sum (O - E)^2 / E on k - 1 degrees of freedom, no
 continuity correction. R warns that the approximation may be incorrect when an
 expected count is below 5; such a sample is redrawn. There is no tempting
@@ -48,7 +48,7 @@ def departure(stated, deviation):
 
 def generate(condition, rng):
     """Multinomial counts over the stated levels with probabilities p0 + w d."""
-    stated = condition.roles["p0"]
+    stated = condition.roles["stated"]
     probs = np.asarray(list(stated.values()), dtype=float) + condition.effect_value * np.asarray(
         condition.params["departure"])
     counts = rng.multinomial(condition.n, probs / probs.sum())
@@ -63,7 +63,7 @@ class ChiSquareGof(Family):
     question_kind = "stated_shares"
     canonical = "chisq.test(table(outcome), p = p0)"
     test_name = CHI_SQUARE_GOF
-    roles = {"outcome": "category", "p0": "shares"}
+    roles = {"outcome": "category", "stated": "shares"}
     min_n = MIN_N
     dgp_keys = ("deviation",)
     medium = 0.3
@@ -73,19 +73,19 @@ class ChiSquareGof(Family):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        return {"departure": departure(list(scenario.roles["p0"].values()), scenario.dgp["deviation"]).tolist()}
+        return {"departure": departure(list(scenario.roles["stated"].values()), scenario.dgp["deviation"]).tolist()}
 
     def validate(self, scenario):
-        stated = scenario.roles["p0"]
+        stated = scenario.roles["stated"]
         levels = scenario.variable(scenario.roles["outcome"]).levels
         if sorted(stated) != sorted(levels):
-            raise ValueError(f"role p0 must give a share to each level of '{scenario.roles['outcome']}' "
+            raise ValueError(f"role 'stated' must give a share to each level of '{scenario.roles['outcome']}' "
                              f"({', '.join(levels)})")
         if min(stated.values()) < MIN_SHARE:
             raise ValueError(f"every stated share must be at least {MIN_SHARE:g}")
         deviation = scenario.dgp["deviation"]
         if not (isinstance(deviation, list) and len(deviation) == len(stated)):
-            raise ValueError("dgp deviation needs one number per level of p0, in p0's order")
+            raise ValueError("dgp deviation needs one number per stated share, in their order")
         for x in deviation:
             require_number(x, "dgp deviation")
         d = np.asarray(deviation, dtype=float)
@@ -94,15 +94,15 @@ class ChiSquareGof(Family):
             raise ValueError("dgp deviation must point away from the stated shares")
         if not np.all(p0 + W_REACH * departure(p0, d) > 0.0):
             raise ValueError(f"dgp deviation leaves a level without probability at Cohen's w = {W_REACH:g}")
-        if "{p0}" not in scenario.context + scenario.question:
-            raise ValueError("the context or question must state the shares, as {p0}")
+        if "{stated}" not in scenario.context + scenario.question:
+            raise ValueError("the context or question must state the shares, as {stated}")
 
     def analyse(self, condition, data):
-        stated = condition.roles["p0"]
+        stated = condition.roles["stated"]
         y = data[condition.roles["outcome"]].astype(str)
         unknown = sorted(set(y) - set(stated))
         require(not unknown, f"'{condition.roles['outcome']}' holds the level '{unknown[0] if unknown else ''}', "
-                             "which p0 gives no share")
+                             "which the stated shares give none")
         counts = y.value_counts().reindex(list(stated), fill_value=0).to_numpy(dtype=float)
         expected = counts.sum() * np.asarray(list(stated.values()), dtype=float)
         require(bool(np.all(expected >= 5.0)), f"an expected count is below 5 ({expected.min():.3g}); "
@@ -117,7 +117,7 @@ class ChiSquareGof(Family):
         return float(math.sqrt(chi2_noncentrality(z, len(params["departure"]) - 1) / n))
 
     def hints(self, condition, data):
-        return _describe.shares(data, condition.roles["outcome"], condition.roles["p0"])
+        return _describe.shares(data, condition.roles["outcome"], condition.roles["stated"])
 
 
 register(ChiSquareGof())

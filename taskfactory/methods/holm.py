@@ -51,17 +51,21 @@ class Holm(ClosedForm):
     def draw_params(self, scenario, n, rng):
         """m from the scenario's range; each hypothesis null (uniform p) or,
         with probability 0.4, a z drawn from 1.5 to 4.5; p rounded to 4
-        significant digits and listed as the question shows them."""
+        significant digits as the question shows them."""
         low, high = scenario.dgp["tests"]
         while True:
             m = int(rng.integers(low, high + 1))
             real = rng.random(m) < ALTERNATIVE_SHARE
             z = np.where(real, rng.uniform(*ALTERNATIVE_Z, m) + rng.normal(0.0, 1.0, m), 0.0)
             p = np.where(real, 2.0 * norm_sf(np.abs(z)), rng.random(m))
-            shown = [f"{float(v):.4g}" for v in p]
-            values = [float(s) for s in shown]
+            values = [float(f"{float(v):.4g}") for v in p]
             if min(values) > 0.0 and not _near_threshold(values):
-                return {"m": m, "p_list": ", ".join(shown)}
+                return {"m": m, "p_list": values}
+
+    def shown_params(self, params):
+        """``p_list`` as the question lists it: "0.0012, 0.34" (each value
+        has at most 4 significant digits, so ``.4g`` gives it back exactly)."""
+        return {**params, "p_list": ", ".join(f"{v:.4g}" for v in params["p_list"])}
 
     def validate(self, scenario):
         tests = scenario.dgp["tests"]
@@ -70,8 +74,7 @@ class Holm(ClosedForm):
             raise ValueError(f"dgp tests ({tests!r}) must be [low, high], whole numbers with 2 <= low <= high <= 30")
 
     def solve(self, condition):
-        values = [float(s) for s in condition.params["p_list"].split(", ")]
-        return {"integer": holm_rejections(values)}
+        return {"integer": holm_rejections(condition.params["p_list"])}
 
 
 register(Holm())

@@ -14,6 +14,7 @@ from taskfactory.methods.holm import holm_rejections
 from taskfactory.methods.sample_size import is_whole, required_n
 from taskfactory.methods.two_prop import separated
 from taskfactory.score import score
+from conftest import drawn
 
 CLOSED = ["wilson_ci", "two_prop", "two_prop_z", "sample_size", "holm"]
 
@@ -70,7 +71,7 @@ def test_closed_form_tasks_state_their_numbers_and_solve_them(closed_corpus):
     recs = list(iter_records(closed_corpus))
     assert sorted({r["method"] for r in recs}) == sorted(CLOSED)
     for rec in recs:
-        params = json.loads(rec["dgp_params"])
+        params = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in drawn(rec).items()}
         words = set(re.findall(r"\d+", rec["prompt"]))
         assert rec["data_csv"] is None and rec["naive_method"] is None and not rec["trap"]
         if rec["method"] == "wilson_ci":
@@ -80,8 +81,8 @@ def test_closed_form_tasks_state_their_numbers_and_solve_them(closed_corpus):
             assert params["n1"] + params["n2"] == rec["n"]
             assert {str(params[k]) for k in ("x1", "n1", "x2", "n2")} <= words
         elif rec["method"] == "holm":
-            assert params["p_list"] in rec["prompt"] and rec["gold"]["kind"] == "count"
-            assert rec["gold"]["integer"] == holm_rejections([float(p) for p in params["p_list"].split(", ")])
+            assert ", ".join(f"{p:.4g}" for p in params["p_list"]) in rec["prompt"] and rec["gold"]["kind"] == "count"
+            assert rec["gold"]["integer"] == holm_rejections(params["p_list"])
         elif rec["method"] == "sample_size":
             assert not is_whole(params["margin_points"]) and rec["gold"]["integer"] == required_n(params["margin_points"])
 
