@@ -11,6 +11,7 @@ from pathlib import Path
 from .errors import ScenarioError
 from .registry import families, get_family
 from .scenarios import Scenario, parse_file, scenario_root
+from .validation import Problems
 
 
 def siblings(kind: str) -> list[str]:
@@ -29,11 +30,12 @@ def _load_kind(root: str, kind: str) -> tuple[Scenario, ...]:
     fields = tuple(sorted({field for f in members for field in f.prompt_fields}))
     scenarios = parse_file(path, members[0].has_data, fields, {f.name: tuple(f.question_words) for f in members})
     names = {f.name for f in members}
+    problems = Problems(str(path), ScenarioError, joiner=", ")
     for scen in scenarios:
-        strangers = sorted(set(scen.dgp) - names)
-        if strangers:
-            raise ScenarioError(f"{path}, scenario '{scen.id}': dgp names '{strangers[0]}', which is not a method of "
-                                f"'{kind}' ({', '.join(sorted(names))})")
+        for stranger in sorted(set(scen.dgp) - names):
+            problems.add(f"dgp names '{stranger}', which is not a method of '{kind}' ({', '.join(sorted(names))})",
+                         f"scenario '{scen.id}'")
+    problems.raise_any()
     return tuple(scenarios)
 
 
@@ -44,8 +46,10 @@ def _load(root: str, method: str) -> tuple[Scenario, ...]:
     scenarios = tuple(s.for_family(method) for s in shared if method in s.dgp)
     if not scenarios:
         raise ScenarioError(f"{Path(root) / family.question_kind}.yaml: no scenario supports method '{method}'")
+    problems = Problems(family.scenario_file(scenarios[0]), ScenarioError, joiner=", ")
     for scen in scenarios:
-        family.check_scenario(scen)
+        family.scenario_problems(scen, problems)
+    problems.raise_any()
     return scenarios
 
 

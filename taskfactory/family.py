@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, ClassVar
 from .answers import P_VALUE, AnswerSpec
 from .errors import ScenarioError
 from .testnames import TestName
+from .validation import Problems
 
 if TYPE_CHECKING:
     import numpy as np
@@ -290,49 +291,62 @@ class Family(ABC):
                 for col in (roles[role] if kind == "columns" else [roles[role]])]
 
     def check_scenario(self, scen: Scenario) -> None:
-        """Raise :class:`ScenarioError` unless ``scen`` gives what this family needs.
+        """Raise :class:`ScenarioError` unless ``scen`` gives what this family
+        needs, naming every problem on one line (see :meth:`scenario_problems`)."""
+        problems = Problems(self.scenario_file(scen), ScenarioError, joiner=", ")
+        self.scenario_problems(scen, problems)
+        problems.raise_any()
 
-        ``validate`` raises ``ValueError`` naming what is wrong; a ``TypeError``,
-        ``ArithmeticError`` or ``LookupError`` from it (a value of the wrong kind
-        that it did not check) is reported the same way, as one line.
-        """
-        where = f"{scen.source or f'scenarios/{self.question_kind}.yaml'}, scenario '{scen.id}' ({self.name})"
+    def scenario_file(self, scen: Scenario) -> str:
+        """The file ``scen`` comes from, as messages name it."""
+        return scen.source or f"scenarios/{self.question_kind}.yaml"
+
+    def scenario_problems(self, scen: Scenario, problems: Problems) -> None:
+        """Add to ``problems`` what ``scen`` lacks for this family: each role
+        (missing, of the wrong kind, naming no variable or a variable of the
+        wrong type), unknown roles, missing dgp keys, then, when those are
+        sound, what ``validate`` finds. ``validate`` raises ``ValueError``
+        naming what is wrong; a ``TypeError``, ``ArithmeticError`` or
+        ``LookupError`` from it (a value of the wrong kind that it did not
+        check) is reported the same way."""
+        where = f"scenario '{scen.id}' ({self.name})"
+        found = len(problems)
         names = {v.name: v for v in scen.variables}
         for role, kind in self.roles.items():
             if role not in scen.roles:
-                raise ScenarioError(f"{where}: roles lack '{role}'; {self.name} needs {', '.join(self.roles)}")
-            if kind == "shares":
-                problem = shares_problem(scen.roles[role])
-                if problem:
-                    raise ScenarioError(f"{where}: role '{role}' {problem}")
+                problems.add(f"roles lack '{role}'; {self.name} needs {', '.join(self.roles)}", where)
+                continue
+            value = scen.roles[role]
+            if kind == "shares" and shares_problem(value):
+                problems.add(f"role '{role}' {shares_problem(value)}", where)
             if kind in VALUE_KINDS:
                 continue
-            if kind == "columns" and not isinstance(scen.roles[role], list):
-                raise ScenarioError(f"{where}: role '{role}' needs a list of columns, got {scen.roles[role]!r}")
-            for col in scen.roles[role] if kind == "columns" else [scen.roles[role]]:
+            if kind == "columns" and not isinstance(value, list):
+                problems.add(f"role '{role}' needs a list of columns, got {value!r}", where)
+                continue
+            for col in value if kind == "columns" else [value]:
                 var = names.get(col) if isinstance(col, str) else None
                 if var is None:
-                    raise ScenarioError(f"{where}: role '{role}' names '{col}', which is not a variable")
-                if kind == "numeric" and var.type not in ("numeric", "integer"):
-                    raise ScenarioError(f"{where}: role '{role}' needs a numeric column, '{col}' is {var.type}")
-                if kind == "columns" and var.type not in ("numeric", "integer", "category"):
-                    raise ScenarioError(f"{where}: role '{role}' needs numeric or category columns, '{col}' is "
-                                        f"{var.type}")
-                if kind not in ("numeric", "columns") and var.type != kind:
-                    raise ScenarioError(f"{where}: role '{role}' needs a {kind} column, '{col}' is {var.type}")
-        extra = sorted(set(scen.roles) - set(self.roles))
-        if extra:
-            raise ScenarioError(f"{where}: unknown role '{extra[0]}'; {self.name} takes {', '.join(self.roles)}")
-        missing = [k for k in self.dgp_keys if k not in scen.dgp]
-        if missing:
-            raise ScenarioError(f"{where}: dgp lacks '{missing[0]}'; {self.name} needs {', '.join(self.dgp_keys)}")
+                    problems.add(f"role '{role}' names '{col}', which is not a variable", where)
+                elif kind == "numeric" and var.type not in ("numeric", "integer"):
+                    problems.add(f"role '{role}' needs a numeric column, '{col}' is {var.type}", where)
+                elif kind == "columns" and var.type not in ("numeric", "integer", "category"):
+                    problems.add(f"role '{role}' needs numeric or category columns, '{col}' is {var.type}", where)
+                elif kind not in ("numeric", "columns") and var.type != kind:
+                    problems.add(f"role '{role}' needs a {kind} column, '{col}' is {var.type}", where)
+        for extra in sorted(set(scen.roles) - set(self.roles)):
+            problems.add(f"unknown role '{extra}'; {self.name} takes {', '.join(self.roles)}", where)
+        for key in (k for k in self.dgp_keys if k not in scen.dgp):
+            problems.add(f"dgp lacks '{key}'; {self.name} needs {', '.join(self.dgp_keys)}", where)
+        if len(problems) > found:
+            return
         try:
             self.validate(scen)
         except ValueError as exc:
-            raise ScenarioError(f"{where}: {exc}") from None
+            problems.add(str(exc), where)
         except (TypeError, ArithmeticError, LookupError) as exc:
-            raise ScenarioError(f"{where}: the dgp does not fit {self.name} ({type(exc).__name__}: "
-                                f"{' '.join(str(exc).split())})") from None
+            problems.add(f"the dgp does not fit {self.name} ({type(exc).__name__}: {' '.join(str(exc).split())})",
+                         where)
 
     def describe(self) -> dict:
         """A JSON-ready summary, as ``taskfactory methods --json`` prints it."""
