@@ -25,6 +25,7 @@ from taskfactory.analysis import prepare, read_csv_text
 from taskfactory.condition import Condition
 from taskfactory.corpus import iter_records
 from taskfactory.registry import get_family
+from taskfactory.shards import roles_of
 
 
 def bare_fit_seconds(corpus: Path) -> tuple[float, dict]:
@@ -36,7 +37,7 @@ def bare_fit_seconds(corpus: Path) -> tuple[float, dict]:
             continue
         seen.add(rec["data_id"])
         fam = get_family(rec["method"])
-        roles = json.loads(rec["roles"])
+        roles = roles_of(rec["roles"])
         ranges = {e["name"]: tuple(e["range"]) for e in rec["data_dictionary"] if e.get("range")}
         cond = Condition(method=rec["method"], roles=roles)
         data = prepare(fam, read_csv_text(rec["data_csv"]), roles, ranges)

@@ -81,7 +81,7 @@ from taskfactory.grid import Coord
 from taskfactory.reference import fill, reference_r
 from taskfactory.registry import family_names, get_family
 from taskfactory.result import Z_CAP, z_of_p
-from taskfactory.shards import ROW_GROUP_ROWS, write_shard
+from taskfactory.shards import ROW_GROUP_ROWS, roles_of, write_shard
 from taskfactory.task import Dataset, record, release
 from taskfactory.verify import coord_of
 
@@ -244,11 +244,7 @@ def corpus_groups(corpus: str, methods: list[str] | None, limit: int | None, wor
             if note not in group.notes:
                 group.notes.append(note)
             continue
-        try:
-            same_roles = json.loads(rec["roles"]) == scen.roles
-        except ValueError:
-            same_roles = False
-        if not same_roles:
+        if roles_of(rec["roles"]) != scen.roles:
             note = "a record's roles differ from its scenario's: skipped"
             if note not in group.notes:
                 group.notes.append(note)

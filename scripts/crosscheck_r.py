@@ -22,7 +22,6 @@ import argparse
 import json
 import math
 import random
-import re
 import shutil
 import subprocess
 import sys
@@ -36,14 +35,13 @@ from taskfactory.reference import closed_reference, fill, handling_r
 from taskfactory.registry import families, get_family
 from taskfactory.catalogue import get_scenario
 from taskfactory.result import z_of_p
+from taskfactory.shards import drawn_params
 from taskfactory.reward import Invalid, parse_answer
 
 TOLERANCE = 0.01
 CLOSED_TOLERANCE = 1e-8
 COLUMNS = ["task_id", "data_id", "method", "scenario", "perturbation", "data_csv", "gold_p", "accepted",
            "answer_kind", "gold", "n", "dgp_params"]
-#: What a closed-form task's drawn numbers may look like before they enter R code.
-NUMBERS = re.compile(r"^[0-9.eE+-]{1,32}(, [0-9.eE+-]{1,32}){0,99}$")
 
 
 def r_string(text: str) -> str:
@@ -70,12 +68,12 @@ def sample_tasks(corpus: str, per_method: int, seed: int) -> list[dict]:
 def closed_reference_r(task: dict) -> str:
     """The R reference of a closed-form task, rebuilt from its family's
     template and its drawn numbers (never the record's code); numbers only."""
-    params = json.loads(task["dgp_params"])
-    if not isinstance(params, dict) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) or isinstance(v, str) and NUMBERS.match(v)
-            for v in params.values()):
+    params = drawn_params(task["dgp_params"])
+    if not all(isinstance(v, float) or isinstance(v, list) and all(isinstance(x, float) for x in v)
+               for v in params.values()):
         sys.exit(f"error: task {task['task_id']}: dgp_params hold something other than numbers")
-    return closed_reference(get_family(task["method"]), {**params, "n": int(task["n"])}, "r")
+    family = get_family(task["method"])
+    return closed_reference(family, {**family.shown_params(params), "n": int(task["n"])}, "r")
 
 
 def closed_answer_error(task: dict, printed: str) -> float | None:

@@ -145,6 +145,21 @@ def stored_roles(roles: dict) -> dict:
             for role, value in roles.items()}
 
 
+def roles_of(stored: dict) -> dict:
+    """The roles a record's ``roles`` struct holds, as a condition gives them:
+    the roles the task has (no null fields), stated shares as a mapping of
+    level to share (the inverse of :func:`stored_roles`)."""
+    return {role: {pair["level"]: pair["share"] for pair in value}
+            if isinstance(value, list) and value and isinstance(value[0], dict) else value
+            for role, value in stored.items() if value is not None}
+
+
+def drawn_params(stored: list[dict]) -> dict:
+    """A record's ``dgp_params`` by name: the number, or the list of numbers
+    (nested parameters keep their ``name.key`` and ``name[i]`` names)."""
+    return {p["name"]: p["values"] if p["value"] is None else p["value"] for p in stored}
+
+
 def stored_params(params: dict) -> list[dict]:
     """Drawn parameters as the record stores them, in name order: a number in
     ``value``, a list of numbers in ``values``; a mapping's entries are named

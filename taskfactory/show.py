@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from .shards import roles_of
+
 
 def render_task(task: dict, rows: int = 8) -> str:
     """Agent view (prompt, head of the CSV) then grader view (gold and trap)."""
@@ -39,7 +41,7 @@ def render_task(task: dict, rows: int = 8) -> str:
         f"decision        {task['gold_decision']} at alpha = {task['alpha']:g}, {task['n_analysed']} rows analysed",
         f"naive           {naive}",
         f"trap            {'yes' if task['trap'] else 'no'}",
-        f"roles           {json.dumps({k: v for k, v in task['roles'].items() if v is not None}, ensure_ascii=False)}",
+        f"roles           {json.dumps(roles_of(task['roles']), ensure_ascii=False)}",
         "",
         "reference (R):",
         task["reference_r"].rstrip(),

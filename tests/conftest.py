@@ -141,8 +141,3 @@ def folder_violations(tmp_path: Path, leaf: str, inputs: dict) -> dict:
         out[kind] = (target, f"it would go inside {given}, which the command reads; give a folder outside it")
     return out
 
-
-def drawn(rec: dict) -> dict:
-    """A record's ``dgp_params`` by name: the number, or the list of numbers."""
-    return {p["name"]: p["values"] if p["value"] is None else p["value"] for p in rec["dgp_params"]}
-

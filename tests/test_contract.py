@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 import taskfactory as tf
 from taskfactory.cli import main
-from conftest import drawn
+from taskfactory.shards import drawn_params
 from toys import install
 from toys.models import ToyClusterMeans, ToyOls
 
@@ -53,7 +53,7 @@ def test_a_model_term_is_the_gold_and_its_table_is_kept(tmp_path, monkeypatch):
 def test_a_clustered_design_counts_clusters_and_numbers_them(tmp_path, monkeypatch):
     _, _, rows = build_toys(tmp_path, monkeypatch)
     for rec in (r for r in rows if r["method"] == "toy_cluster_means"):
-        size = int(drawn(rec)["cluster_size"])
+        size = int(drawn_params(rec["dgp_params"])["cluster_size"])
         assert rec["n"] == 24 and rec["n_rows"] == 24 * size
         header, *lines = rec["data_csv"].splitlines()
         school = header.split(",").index("school")
@@ -83,7 +83,7 @@ def test_a_question_without_a_dataset_goes_through_build_verify_and_inspect(tmp_
     assert summary.tasks == 12 and tf.verify(out).ok
     rows = [r for path in sorted((out / "data").glob("*.parquet")) for r in pq.read_table(path).to_pylist()]
     for rec in rows:
-        successes = int(drawn(rec)["successes"])
+        successes = int(drawn_params(rec["dgp_params"])["successes"])
         low, high = wilson(successes, rec["n"])
         assert rec["gold"] == {"kind": "interval", "p_value": None, "decision": None, "estimate": None,
                                "low": low, "high": high, "integer": None, "yes_no": None}
@@ -143,7 +143,7 @@ def test_a_panel_counts_units_numbers_them_and_their_periods(tmp_path, monkeypat
     rows = [r for path in sorted((out / "data").glob("*.parquet")) for r in pq.read_table(path).to_pylist()]
     assert len(rows) == 2 * 2 * 3 * 2  # effects x perturbations x seeds x prompt styles
     for rec in rows:
-        periods = int(drawn(rec)["periods"])
+        periods = int(drawn_params(rec["dgp_params"])["periods"])
         assert rec["n"] == 12 and rec["n_rows"] == 12 * periods
         header, *lines = rec["data_csv"].splitlines()
         store, week = header.split(",").index("store"), header.split(",").index("week")

@@ -60,6 +60,23 @@ def test_a_role_name_holds_the_same_in_every_family():
     assert roles.field("stated").type.value_type.names == ["level", "share"]
 
 
+def test_every_scenario_roles_come_back_from_the_stored_struct():
+    """A record stores roles in the registry's struct and roles_of gives the
+    scenario's roles back (shares as a mapping, in their order)."""
+    from taskfactory.shards import roles_of, roles_type, stored_roles
+
+    typ, shares = roles_type(), 0
+    for method in FAMILIES:
+        for scen in tf.load_scenarios(method):
+            back = roles_of(pa.array([stored_roles(scen.roles)], type=typ).to_pylist()[0])
+            assert back == scen.roles
+            for role, value in scen.roles.items():
+                if isinstance(value, dict):
+                    assert list(back[role].items()) == list(value.items())
+                    shares += 1
+    assert shares == len(tf.load_scenarios("chi_square_gof"))
+
+
 @pytest.mark.parametrize("method", FAMILIES)
 def test_scenarios_come_from_different_fields(method):
     scens = tf.load_scenarios(method)

@@ -14,7 +14,7 @@ from taskfactory.methods.holm import holm_rejections
 from taskfactory.methods.sample_size import is_whole, required_n
 from taskfactory.methods.two_prop import separated
 from taskfactory.score import score
-from conftest import drawn
+from taskfactory.shards import drawn_params
 
 CLOSED = ["wilson_ci", "two_prop", "two_prop_z", "sample_size", "holm"]
 
@@ -71,7 +71,7 @@ def test_closed_form_tasks_state_their_numbers_and_solve_them(closed_corpus):
     recs = list(iter_records(closed_corpus))
     assert sorted({r["method"] for r in recs}) == sorted(CLOSED)
     for rec in recs:
-        params = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in drawn(rec).items()}
+        params = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in drawn_params(rec["dgp_params"]).items()}
         words = set(re.findall(r"\d+", rec["prompt"]))
         assert rec["data_csv"] is None and rec["naive_method"] is None and not rec["trap"]
         if rec["method"] == "wilson_ci":
