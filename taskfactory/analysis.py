@@ -73,22 +73,29 @@ def read_csv_columns(text: str, columns: list[str] | None = None) -> dict[str, n
     return values
 
 
-def prepare(family, data: pd.DataFrame, roles: dict, ranges: dict | None = None) -> pd.DataFrame:
+def prepare(family, data: pd.DataFrame | dict, roles: dict, ranges: dict | None = None) -> pd.DataFrame:
     """The canonical handling: a value of a test column outside its plausible
     range becomes missing, then complete cases on the test's columns. The
-    reference solutions emit the same rule (:mod:`taskfactory.reference`)."""
+    reference solutions emit the same rule (:mod:`taskfactory.reference`).
+
+    ``data`` is a data frame, or the released columns by name as
+    :func:`read_csv_columns` gives them, of which the frame is then built once,
+    already cut to the complete cases (the same frame, index included, as
+    ``prepare`` of ``pd.DataFrame(columns)`` gives)."""
+    frame = isinstance(data, pd.DataFrame)
+    names = data.columns if frame else data
     cols = family.role_columns(roles)
-    missing = [c for c in cols if c not in data.columns]
+    missing = [c for c in cols if c not in names]
     if missing:
-        raise DataError(f"data has no column '{missing[0]}' (role of {family.name}); columns: {', '.join(map(str, data.columns))}")
-    keep = np.ones(len(data), dtype=bool)
+        raise DataError(f"data has no column '{missing[0]}' (role of {family.name}); columns: {', '.join(map(str, names))}")
+    keep = np.ones(len(data) if frame else len(next(iter(data.values()), ())), dtype=bool)
     replaced = {}
     for col in cols:
         column = data[col]
-        values = column.to_numpy()
+        values = column.to_numpy() if frame else column
         if ranges and col in ranges and pd.api.types.is_numeric_dtype(column):
             if values.dtype.kind not in "iuf":   # pandas' nullable and boolean types
-                values = column.to_numpy(dtype=float, na_value=np.nan)
+                values = column.to_numpy(dtype=float, na_value=np.nan) if frame else values.astype(float)
             lo, hi = ranges[col]
             outside = (values < lo) | (values > hi)
             if outside.any():
@@ -96,8 +103,13 @@ def prepare(family, data: pd.DataFrame, roles: dict, ranges: dict | None = None)
                 values[outside] = np.nan
                 replaced[col] = values
         keep &= ~pd.isna(values)
-    d = data.assign(**replaced) if replaced else data
-    return d.copy() if keep.all() else d[keep]
+    if frame:
+        d = data.assign(**replaced) if replaced else data
+        return d.copy() if keep.all() else d[keep]
+    columns = {name: replaced.get(name, values) for name, values in data.items()}
+    if keep.all():
+        return pd.DataFrame(columns)
+    return pd.DataFrame({name: values[keep] for name, values in columns.items()}, index=np.flatnonzero(keep))
 
 
 def run_test(family, condition, data: pd.DataFrame, ranges: dict | None = None,

@@ -172,15 +172,14 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                 ranges = scen.ranges()
                 columns = read_csv_columns(csv_text, list(dict.fromkeys([*family.role_columns(cond.roles), *ranges])))
                 blank, impossible = _spoiled_counts(columns, family, scen)
-                released = pd.DataFrame(columns, copy=False)
-                data = prepare(family, released, cond.roles, ranges)
+                data = prepare(family, columns, cond.roles, ranges)
                 gold = run_test(family, cond, data, prepared=True)
                 naive = run_test(family, cond, data, which="naive", prepared=True) if family.naive_method else None
                 accepted = tuple(run_test(family, cond, data, which=alt, prepared=True) for alt in family.accepted)
                 kept = None
                 if impossible:
                     try:
-                        kept = run_test(family, cond, prepare(family, released, cond.roles), prepared=True)
+                        kept = run_test(family, cond, prepare(family, columns, cond.roles), prepared=True)
                     except DataError:
                         kept = None  # keeping the impossible values breaks the test itself
             return Dataset(data_id=data_id, attempt=attempt, condition=cond, stream=data_stream, csv_text=csv_text,
