@@ -4,6 +4,7 @@ written in bounded row groups so that memory does not grow with a shard."""
 from __future__ import annotations
 
 import json
+import numbers
 from pathlib import Path
 
 import pyarrow as pa
@@ -32,6 +33,9 @@ ROLE_TYPES = {"name": S, "names": pa.list_(S), "number": F,
 GOLD = pa.struct([("kind", S), ("p_value", F), ("decision", S), ("estimate", F), ("low", F), ("high", F),
                   ("integer", pa.int64()), ("yes_no", B)])
 
+#: Every column: name, Arrow type, nullable, meaning. The type of ``roles``
+#: depends on the registered families, so it is None here and
+#: :func:`fields` fills it in (:func:`roles_type`).
 FIELDS = [
     ("task_id", S, False, "stable id: <method>-<12 hex> of the task's coordinates"),
     ("data_id", S, False, "id of the dataset, shared by its prompt styles"),
@@ -108,8 +112,8 @@ DICTIONARY_COLUMNS = ["method", "category", "scenario", "domain", "effect", "pro
                       "gold_decision"]
 TEXT_COLUMNS = ("data_csv", "script", "prompt", "reference_r", "reference_py", "context")
 #: Columns whose min/max statistics the footer carries: the flat ones a reader
-#: filters on (ids, design, results), not the long texts and JSON, whose min and
-#: max only bloat the footer, nor the nested columns.
+#: filters on (ids, design, results), not the long texts, whose min and max
+#: only bloat the footer, nor the nested columns (``roles``, typed None here).
 STATISTICS_COLUMNS = [name for name, typ, _, _ in FIELDS
                       if typ is not None and not pa.types.is_nested(typ) and name not in (*TEXT_COLUMNS, "question")]
 
@@ -141,7 +145,7 @@ def stored_roles(roles: dict) -> dict:
     """A condition's ``roles`` as the record stores them: stated shares as
     (level, share) pairs; role names the method lacks are left out (null)."""
     return {role: [{"level": str(level), "share": float(share)} for level, share in value.items()]
-            if isinstance(value, dict) else float(value) if isinstance(value, (int, float)) else value
+            if isinstance(value, dict) else float(value) if _is_number(value) else value
             for role, value in roles.items()}
 
 
@@ -182,8 +186,6 @@ def _flat_param(name: str, value) -> list[dict]:
 
 
 def _is_number(value) -> bool:
-    import numbers
-
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 

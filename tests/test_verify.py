@@ -153,8 +153,8 @@ def test_progress_draws_a_bar_on_stderr(pristine, capsys):
     assert capsys.readouterr().err == ""
 
 
-@pytest.mark.parametrize("tasks, jobs, size", [(48, 1, 250), (10516, 2, 239), (1000, 2, 250), (400, 2, 200),
-                                               (250, 2, 125), (48, 2, 24), (3, 4, 1), (0, 2, 250)])
+@pytest.mark.parametrize("tasks, jobs, size", [(48, 1, 1000), (10516, 2, 877), (1000, 2, 500), (2500, 2, 625),
+                                               (400, 2, 200), (250, 2, 125), (48, 2, 24), (3, 4, 1), (0, 2, 1000)])
 def test_chunks_share_the_work_evenly(tasks, jobs, size):
     from taskfactory.verify import CHUNK, chunk_size
 
