@@ -49,8 +49,12 @@ DEFAULT_SAMPLE = 1000
 #: interpreter for its scripts (about 1.3 s with numpy and pandas, against
 #: some 15 ms a script), so chunks stay this large unless the jobs need
 #: smaller ones to share the work evenly (1000 against 250 took a build of
-#: every family, 5,552 tasks, from 50 to 38 s on 2 cores).
+#: every family, 5,552 tasks, from 50 to 38 s on 2 cores) ...
 CHUNK = 1000
+#: ... or their CSVs and scripts reach this many characters: a worker holds
+#: each task about four times (as read, re-derived, as stored and its
+#: dataset), and loky replaces a worker that grows by 300 MB.
+CHUNK_TEXT = 16 << 20
 LONG_TEXT = {"prompt", "context", "question", "data_csv", "script", "reference_r", "reference_py"}
 FLOAT_REL = 1e-9
 
@@ -307,9 +311,10 @@ def chunk_size(tasks: int, jobs: int) -> int:
 
 
 def _chunks(readable, chosen, bad_rows, report: VerifyReport, size: int = CHUNK):
-    """The sampled tasks, ``size`` at a time, read row group by row group."""
+    """The sampled tasks, ``size`` at a time or fewer once their CSVs and
+    scripts reach :data:`CHUNK_TEXT` characters, read row group by row group."""
     columns = [name for name, *_ in FIELDS]
-    offset, chunk = 0, []
+    offset, chunk, text = 0, [], 0
     for s, (file, _) in enumerate(readable):
         pf = open_shard(file)
         row = 0
@@ -322,9 +327,10 @@ def _chunks(readable, chosen, bad_rows, report: VerifyReport, size: int = CHUNK)
                     if digest != rec["data_sha256"]:
                         report.add(rec["task_id"], "data_csv does not match data_sha256")
                     chunk.append(rec)
-                    if len(chunk) == size:
+                    text += len(csv or "") + len(rec["script"] or "")
+                    if len(chunk) == size or text >= CHUNK_TEXT:
                         yield chunk
-                        chunk = []
+                        chunk, text = [], 0
                 offset += 1
                 row += 1
     if chunk:

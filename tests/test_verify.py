@@ -311,6 +311,21 @@ def test_the_prompt_styles_of_a_dataset_run_one_script(pristine, monkeypatch):
         {rec["data_id"] for rec in with_script if rec["script"] in ran})
 
 
+@pytest.mark.parametrize("limit", ["one task", "every task"])
+def test_chunks_end_once_their_csvs_and_scripts_are_long(pristine, monkeypatch, limit):
+    """A chunk ends at CHUNK tasks or once its CSVs and scripts reach CHUNK_TEXT
+    characters, whichever comes first: a worker's memory stays bounded."""
+    records = [rec for path in sorted((pristine / "data").glob("*.parquet"))
+               for rec in pq.read_table(path, columns=["data_csv", "script"]).to_pylist()]
+    text = sum(len(rec["data_csv"] or "") + len(rec["script"] or "") for rec in records)
+    sizes, real = [], VERIFY._check_chunk
+    monkeypatch.setattr(VERIFY, "CHUNK_TEXT", 1 if limit == "one task" else text)
+    monkeypatch.setattr(VERIFY, "_check_chunk", lambda grid, tasks, *rest: sizes.append(len(tasks)) or
+                        real(grid, tasks, *rest))
+    assert VERIFY.verify(pristine).ok
+    assert sizes == ([1] * len(records) if limit == "one task" else [len(records)]) and len(records) < VERIFY.CHUNK
+
+
 def test_json_report(pristine):
     code, out = verify(pristine, "--sample", "4", "--json")
     report = json.loads(out)
