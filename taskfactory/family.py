@@ -317,8 +317,9 @@ class Family(ABC):
                 problems.add(f"roles lack '{role}'; {self.name} needs {', '.join(self.roles)}", where)
                 continue
             value = scen.roles[role]
-            if kind == "shares" and shares_problem(value):
-                problems.add(f"role '{role}' {shares_problem(value)}", where)
+            wrong_shares = shares_problem(value) if kind == "shares" else None
+            if wrong_shares:
+                problems.add(f"role '{role}' {wrong_shares}", where)
             if kind in VALUE_KINDS:
                 continue
             if kind == "columns" and not isinstance(value, list):
