@@ -127,7 +127,7 @@ def build_chunk(g: Grid, part: str, coords: list[Coord], out: str, parent_pid: i
     last = None
     tmp = corpus.attempt_path(state / part)
     try:
-        with ShardWriter(tmp, _provenance(g)) as writer:
+        with ShardWriter(tmp, _provenance(g), transient=True) as writer:
             for c in coords:
                 key = data_key(g, c)
                 if last is None or last[0] != key:
