@@ -11,6 +11,7 @@ from click.exceptions import NoArgsIsHelpError
 
 from ._version import __version__
 from .errors import TaskFactoryError
+from .schema import KINDS as SCHEMA_KINDS
 
 
 class Group(click.Group):
@@ -375,7 +376,7 @@ def scenarios(method, as_json):
 
 
 @main.command()
-@click.argument("kind", type=click.Choice(["grid", "scenario"]))
+@click.argument("kind", type=click.Choice(SCHEMA_KINDS))
 @click.option("-o", "--out", type=click.Path(dir_okay=False), help="Write the schema to this file instead.")
 def schema(kind, out):
     """Print the JSON Schema of a grid or scenario file, for editors.

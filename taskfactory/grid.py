@@ -416,6 +416,18 @@ def grid_model():
         seed: Annotated[StrictInt, Field(ge=0), worded("must be a non-negative integer, got {got}")] = Field(
             0, description="Seed of the choice of held-out scenarios.")
 
+    # JSON Schema of one sample size, effect level and prompt style: a key takes one or a list of them.
+    size_schema = {"type": "integer", "minimum": 2, "maximum": MAX_N}
+    level_schema = {"anyOf": [
+        {"enum": [None, *BUILTIN]},
+        {"type": "object", "required": ["name", "target_z"], "additionalProperties": False,
+         "properties": {"name": {"type": "string"},
+                        "target_z": {"type": "number", "exclusiveMinimum": 0, "maximum": 8}}},
+        {"type": "object", "required": ["name", "size"], "additionalProperties": False,
+         "properties": {"name": {"type": "string"}, "size": {"anyOf": [
+             {"type": "number"}, {"type": "object", "additionalProperties": {"type": "number"}}]}}}]}
+    style_schema = {"enum": list(STYLES)}
+
     class GridFile(BaseModel):
         """A taskfactory grid: methods x scenarios x sample sizes x effect levels x perturbations x seeds x
         prompt styles, less the exclude rules, is the set of tasks of a corpus."""
@@ -444,27 +456,22 @@ def grid_model():
         n: Annotated[list[Annotated[StrictInt, Field(ge=2, le=MAX_N),
                                     worded(f"must be a sample size from 2 to {MAX_N}, got {{got}}")]],
                      BeforeValidator(_as_list), Field(min_length=1, max_length=MAX_SAMPLE_SIZES),
-                     worded(list_message("sample sizes", MAX_SAMPLE_SIZES))] = Field(
+                     worded(list_message("sample sizes", MAX_SAMPLE_SIZES)),
+                     _alternatives(size_schema, {"type": "array", "minItems": 1, "maxItems": MAX_SAMPLE_SIZES,
+                                                 "items": size_schema})] = Field(
             description="Sample sizes; what N counts (rows, clusters, units) depends on the family.")
         effects: Annotated[list[Any], BeforeValidator(_as_list), Field(min_length=1, max_length=MAX_EFFECTS),
                            worded(list_message("effect levels", MAX_EFFECTS)),
-                           _alternatives({"type": "array", "minItems": 1, "items": {"anyOf": [
-                               {"enum": [None, *BUILTIN]},
-                               {"type": "object", "required": ["name", "target_z"], "additionalProperties": False,
-                                "properties": {"name": {"type": "string"},
-                                               "target_z": {"type": "number", "exclusiveMinimum": 0, "maximum": 8}}},
-                               {"type": "object", "required": ["name", "size"], "additionalProperties": False,
-                                "properties": {"name": {"type": "string"}, "size": {"anyOf": [
-                                    {"type": "number"}, {"type": "object", "additionalProperties": {"type": "number"}}]}}},
-                           ]}})] = Field(
+                           _alternatives(level_schema, {"type": "array", "minItems": 1, "maxItems": MAX_EFFECTS,
+                                                        "items": level_schema})] = Field(
             list(DEFAULT_EFFECTS),
             description="Effect levels: null (no effect), borderline (the expected statistic at the critical value), "
                         "medium (the family's conventional medium effect), or {name, target_z} (calibrated to an "
                         "expected two-sided z) or {name, size} (a fixed effect in the family's unit, one number or "
                         "one per method).")
         prompt_styles: Annotated[list[Name], BeforeValidator(_as_list),
-                                 _alternatives({"type": "array", "minItems": 1,
-                                                "items": {"enum": list(STYLES)}})] = Field(
+                                 _alternatives(style_schema, {"type": "array", "minItems": 1,
+                                                              "items": style_schema})] = Field(
             list(STYLES), description="How the task is put to the agent: basic, or guided (adds what a look at "
                                       "the data shows and the steps of a careful analysis).")
         perturbations: Annotated[list[Any], BeforeValidator(_as_list), Field(min_length=1),
@@ -479,6 +486,8 @@ def grid_model():
             1, description="Replicates (datasets) per cell.")
         exclude: Annotated[list[Annotated[ExcludeRule, worded("each rule must be a non-empty mapping, got {got}")]],
                            BeforeValidator(lambda v: [] if v is None else v), Field(max_length=MAX_EXCLUDE_RULES),
+                           _alternatives({"type": "null"}, {"type": "array", "maxItems": MAX_EXCLUDE_RULES,
+                                                            "items": ExcludeRule.model_json_schema()}),
                            worded(lambda v: f"lists {len(v)} rules, more than the {MAX_EXCLUDE_RULES} allowed"
                                   if isinstance(v, list) else "must be a list of mappings")] = Field(
             [], description="Combinations to drop: a rule matches when every key it names matches.")

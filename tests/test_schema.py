@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
+import taskfactory as tf
 from taskfactory.cli import main
 from taskfactory.errors import InputError, ScenarioError
 from taskfactory.readers import load_yaml
@@ -67,6 +68,17 @@ def test_grid_schema_accepts_the_shipped_grids_and_refuses_a_bad_one():
     assert refusals(schema, bad) == [
         ("$", "additionalProperties"), ("$.effects[0]", "enum"), ("$.exclude[0]", "minProperties"),
         ("$.n[1]", "minimum"), ("$.seed", "minimum"), ("$.seeds", "minimum"), ("$.split.test", "exclusiveMaximum")]
+
+
+def test_grid_schema_takes_the_lone_values_the_loader_takes():
+    """A key that takes a list also takes one value (and exclude null), in the
+    schema as in the loader; an editor must not flag a grid that builds."""
+    schema = printed("grid")
+    lone = {"seed": 1, "methods": "welch_t", "scenarios": {"welch_t": "bp_trial"}, "n": 50, "effects": "medium",
+            "prompt_styles": "basic", "perturbations": "missing", "exclude": None}
+    assert refusals(schema, lone) == [] and tf.plan(lone).total == 1
+    assert refusals(schema, {**lone, "n": 1, "prompt_styles": "loud", "effects": "huge"}) == [
+        ("$.effects", "enum"), ("$.n", "minimum"), ("$.prompt_styles", "enum")]
 
 
 def test_scenario_schema_accepts_every_shipped_scenario_file_and_refuses_a_bad_one():
