@@ -437,6 +437,9 @@ def _models() -> tuple:
     def text(key: str) -> Any:
         return Annotated[StrictStr, AfterValidator(_non_blank), worded(f"needs a non-empty '{key}'")]
 
+    def identifier(what: str) -> Any:
+        return Annotated[StrictStr, Field(pattern=IDENT.pattern), worded(f"{what} ({{got}}) must match {IDENT.pattern}")]
+
     Number = Annotated[float, Strict(), AllowInfNan(False), Field(ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
 
     class Relates(BaseModel):
@@ -451,9 +454,7 @@ def _models() -> tuple:
         """One column of the scenario's dataset, as its data dictionary describes it."""
 
         model_config = ConfigDict(extra="forbid")
-        name: Annotated[StrictStr, Field(pattern=IDENT.pattern),
-                        worded(f"variable name ({{got}}) must match {IDENT.pattern}")] = Field(
-            description="Column name in the CSV.")
+        name: identifier("variable name") = Field(description="Column name in the CSV.")
         label: text("label") = Field(description="What the column holds, in words (the data dictionary's label).")
         type: Annotated[Literal[TYPES], worded(f"type ({{got}}) must be one of {', '.join(TYPES)}")] = Field(
             description="id (the row id), cluster, unit or period (row labels a family's design numbers), "
@@ -486,9 +487,7 @@ def _models() -> tuple:
         """One real-world setting the tasks of a question kind are dressed in."""
 
         model_config = ConfigDict(extra="forbid")
-        id: Annotated[StrictStr, Field(pattern=IDENT.pattern),
-                      worded(f"scenario id ({{got}}) must match {IDENT.pattern}")] = Field(
-            description="Identifier of the scenario, unique in its file.")
+        id: identifier("scenario id") = Field(description="Identifier of the scenario, unique in its file.")
         domain: text("domain") = Field(description="Field of application (medicine, ecology ...).")
         title: text("title") = Field(description="One-line title.")
         context: text("context") = Field(
