@@ -339,10 +339,10 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
         _open_out(out)
         stack.enter_context(corpus.locked(out))
         if _prepare_out(out, g, p, resume, overwrite):
-            manifest = corpus.load_manifest(out)
+            manifest, chunks = corpus.load_manifest(out), _chunks(g, p)
             return BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
                                 len(manifest["shards"]), len(manifest["shards"]), time.perf_counter() - start,
-                                manifest, _chunks(g, p), _chunks(g, p))
+                                manifest, chunks, chunks)
         skipped, skipped_chunks = _run_chunks(out, g, p, parallel, address, progress, resume)
         manifest = finalize(out, g, p)
     summary = BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
@@ -443,7 +443,7 @@ def finalize(out: Path, g: Grid, p: Plan) -> dict:
     rejects, by_method, reasons, method_reasons = [], Counter(), Counter(), {}
     for split in g.splits():
         for name in names[split]:
-            rej_path = state / f"{name}.rejects.jsonl"
+            rej_path = state / corpus.part_rejects(name)
             if not (out / DATA / name).exists() or not rej_path.exists():
                 raise TaskFactoryError(f"shard {name} is missing; run the build again with --resume")
             for line in rej_path.read_text(encoding="utf-8").splitlines():

@@ -218,7 +218,7 @@ def read_row_group(pf, path: Path, index: int, columns: list[str] | None):
             continue
         kind, nullable = expected[name]
         if not (is_roles_type(column.type) if kind is None else column.type == kind):
-            raise CorpusError(f"{path}: column '{name}' holds {column.type}, not {kind or 'a struct of roles'}")
+            raise CorpusError(f"{path}: column '{name}' holds {column.type}, not {'a struct of roles' if kind is None else kind}")
         if not nullable and column.null_count:
             raise CorpusError(f"{path}: column '{name}' has an empty cell in row group {index}")
     return table

@@ -38,7 +38,7 @@ def check_new_folder(path, label: str, inputs=()) -> Path:
         if out.is_dir() and any(out.iterdir()):
             raise InputError(f"{where}: the folder is not empty; {ASK}")
         existing = next(p for p in (out.absolute(), *out.absolute().parents) if p.exists())
-    except (OSError, RuntimeError) as exc:   # a name too long, a symbolic link loop, an unreadable folder
+    except (OSError, RuntimeError, ValueError) as exc:   # a name too long, a link loop, an unreadable folder, a NUL
         raise InputError(f"{where}: cannot be used as a folder ({getattr(exc, 'strerror', None) or exc})") from None
     if not existing.is_dir():
         raise InputError(f"{where}: {existing} is not a folder; {ASK}")
