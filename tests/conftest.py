@@ -135,6 +135,7 @@ def folder_violations(tmp_path: Path, leaf: str, inputs: dict) -> dict:
         "a symbolic link": (tmp_path / "link", f"a symbolic link; {ask}"),
         "under a file": (tmp_path / "file" / leaf, f"{tmp_path / 'file'} is not a folder; {ask}"),
         "where nothing can be written": (Path("/proc") / leaf, "cannot write in /proc (No such file or directory)"),
+        "a NUL in its name": (tmp_path / f"{leaf}\0", "cannot be used as a folder (embedded null byte)"),
     }
     for kind, given in inputs.items():
         target = given / leaf if given.is_dir() else given

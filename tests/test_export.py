@@ -83,7 +83,7 @@ def destination_violations(corpus, tmp_path) -> dict:
 
 
 DESTINATION_VIOLATIONS = ["not empty", "a file", "a symbolic link", "under a file", "inside the corpus",
-                          "where nothing can be written"]
+                          "where nothing can be written", "a NUL in its name"]
 
 
 @pytest.mark.parametrize("kind", DESTINATION_VIOLATIONS)
@@ -96,9 +96,10 @@ def test_export_refuses_a_destination_that_is_not_new_or_empty(kind, corpus, tmp
     assert sorted([*tmp_path.rglob("*"), *corpus.rglob("*")]) == before
 
 
-@pytest.mark.parametrize("kind", [k for k in DESTINATION_VIOLATIONS if k != "a file"])
+@pytest.mark.parametrize("kind", [k for k in DESTINATION_VIOLATIONS if k not in ("a file", "a NUL in its name")])
 def test_the_export_command_refuses_a_destination_that_is_not_new_or_empty(kind, corpus, tmp_path):
-    """(-o takes folders only: the command line refuses a file before the export sees it.)"""
+    """(-o takes folders only: the command line refuses a file before the export sees it; no
+    command line carries a NUL byte.)"""
     out, why = destination_violations(corpus, tmp_path)[kind]
     result = CliRunner().invoke(main, ["export", str(corpus), "--to", "verl", "-o", str(out)])
     assert result.exit_code == 2 and result.output == f"error: -o {out}: {why}\n"
