@@ -14,7 +14,7 @@ class Condition:
     :func:`taskfactory.analyse` can run a family's test on any data frame.
     ``generate`` reads ``n``, ``effect_value``, ``params`` (nuisance parameters
     drawn for this task), ``dgp`` (the scenario's scale and location) and
-    ``columns`` (the column specifications); :func:`taskfactory.kit.perturb`
+    ``columns`` (the column specifications); :func:`taskfactory.kit.release_table`
     reads ``perturbation`` (what to blank and spoil, see
     :mod:`taskfactory.perturb`).
     """

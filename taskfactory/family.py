@@ -161,10 +161,11 @@ class Family(ABC):
     answer: ClassVar[AnswerSpec] = P_VALUE
 
     # -- design and DGP -------------------------------------------------------------
-    #: ``generate(condition, rng) -> DataFrame``: a module-level function using
-    #: numpy, pandas and taskfactory.kit only (the emitted script carries its
+    #: ``generate(condition, rng) -> dict``: the drawn table, numpy arrays by
+    #: column name (:func:`taskfactory.kit.finish`); a module-level function
+    #: using numpy and taskfactory.kit only (the emitted script carries its
     #: source); set it in the class body as ``generate = staticmethod(generate)``.
-    generate: ClassVar[Callable[[Condition, np.random.Generator], pd.DataFrame]]
+    generate: ClassVar[Callable[[Condition, np.random.Generator], dict]]
     dgp_keys: ClassVar[tuple[str, ...]] = ()
     #: False for a closed-form task: no dataset; the question carries its
     #: numbers (the drawn params named in ``prompt_fields``) and ``solve``

@@ -1,16 +1,19 @@
 """Data-generating helpers shared by the method families.
 
-Everything here uses only numpy and pandas, and only names defined in this
-module: the script emitted with each task carries the source of the helpers it
-uses verbatim, so a dataset can be regenerated, byte for byte, on a machine
-without taskfactory.
+Everything here uses only numpy, and only names defined in this module: the
+script emitted with each task carries the source of the helpers it uses
+verbatim, so a dataset can be regenerated, byte for byte, on a machine with
+numpy alone.
 
-A ``condition`` seen by these helpers needs only the attributes ``n``,
-``columns`` (a list of column specifications) and ``roles``.
+A table is a dict of numpy arrays of equal length, by column name, in the
+order of the condition's column specifications: ``generate`` returns the
+drawn table (:func:`finish`), :func:`release_table` makes the released one and
+:func:`to_csv_text` writes it. A ``condition`` seen by these helpers needs
+only the attributes ``n``, ``columns`` (a list of column specifications),
+``roles``, ``params``, ``dgp`` and ``perturbation``.
 """
 
 import numpy as np
-import pandas as pd
 
 #: Columns a family numbers 1, 2, ... (clusters, repeatedly measured units and
 #: periods); ``finish`` writes clusters and units as labels, periods as numbers.
@@ -156,32 +159,32 @@ def expected_counts(condition, rng, n):
 
 
 def finish(condition, rng, columns):
-    """Assemble the released table from the analysis columns.
+    """Assemble the drawn table from the analysis columns.
 
     Rows are shuffled (so no column arrives sorted), the extra columns are
     drawn from their specifications (and, when they relate to a test column,
-    reordered to follow it, see :func:`relate`), numeric values are clipped to their
-    plausible range, and the id column numbers the rows. Columns come out in
-    the order of ``condition.columns``; ``attrs["clipped"]`` counts the values
-    clipped per column.
+    reordered to follow it, see :func:`relate`), numbers are made doubles, and
+    the id column numbers the rows. Columns come out in the order of
+    ``condition.columns``. Values are as drawn: :func:`release_table` clips
+    them to their plausible ranges.
     """
     n = len(next(iter(columns.values())))
     order = rng.permutation(n)
-    frame, clipped = {}, {}
+    table = {}
     for spec in condition.columns:
         name = spec["name"]
         if spec["type"] == "id":
             width = max(3, len(str(n)))
             numbered = (spec.get("prefix", "").replace("%", "%%") + f"%0{width}d\n") * n % tuple(range(1, n + 1))
-            frame[name] = np.array(numbered.split("\n")[:-1], dtype=object)
+            table[name] = np.array(numbered.split("\n")[:-1], dtype=object)
             continue
         if spec["type"] in DESIGN_TYPES:  # the family numbers clusters, units and periods 1, 2, ...
             number = np.asarray(columns[name], dtype=int)[order]
             if spec["type"] == "period":
-                frame[name] = number
+                table[name] = number
                 continue
             width = max(2, len(str(int(number.max()))))
-            frame[name] = [f"{spec.get('prefix', '')}{int(k):0{width}d}" for k in number]
+            table[name] = np.array([f"{spec.get('prefix', '')}{int(k):0{width}d}" for k in number], dtype=object)
             continue
         if name in columns:
             values = np.asarray(columns[name])[order]
@@ -191,29 +194,44 @@ def finish(condition, rng, columns):
                 values = relate(values, np.asarray(columns[spec["relates"]["to"]], dtype=float)[order],
                                 spec["relates"]["r"], rng)
         if spec["type"] in ("numeric", "integer"):
-            lo, hi = spec["range"]
             values = np.asarray(values, dtype=float)
-            clipped[name] = int(np.sum((values < lo) | (values > hi)))
-            values = np.clip(values, lo, hi)
-        frame[name] = values
-    out = pd.DataFrame(frame)
-    out.attrs["clipped"] = clipped
-    return out
+        table[name] = values
+    return table
 
 
-def perturb(frame, condition, rng):
-    """Apply the task's perturbation: impossible values first, then blanks.
+def release_table(table, condition, rng):
+    """The released table of a drawn one: numbers clipped to their plausible
+    range, then the task's perturbation, impossible values first, then blanks.
 
     ``condition.perturbation`` says what to do (drawn by the factory, see
     :mod:`taskfactory.perturb`); which rows, cells and errors is drawn here.
     """
+    out = dict(table)
+    for spec in condition.columns:
+        if spec["type"] in ("numeric", "integer"):
+            out[spec["name"]] = np.clip(out[spec["name"]], spec["range"][0], spec["range"][1])
     plan = condition.perturbation
-    out = frame.copy()
     if "extreme" in plan:
         inject_impossible(out, plan["extreme"], condition, rng)
     if "missing" in plan:
         blank_cells(out, plan["missing"], condition, rng)
     return out
+
+
+def rows(table):
+    """The number of rows of a table."""
+    return len(next(iter(table.values())))
+
+
+def clipped_counts(table, columns):
+    """How many values of each number column of a drawn table lie outside its
+    plausible range: what :func:`release_table` clips."""
+    counts = {}
+    for spec in columns:
+        if spec["type"] in ("numeric", "integer"):
+            values = table[spec["name"]]
+            counts[spec["name"]] = int(np.count_nonzero((values < spec["range"][0]) | (values > spec["range"][1])))
+    return counts
 
 
 def _spec(condition, name):
@@ -241,16 +259,15 @@ def impossible_value(value, spec, rng):
     return bad[int(rng.integers(len(bad)))]
 
 
-def inject_impossible(frame, plan, condition, rng):
+def inject_impossible(table, plan, condition, rng):
     """Give ``plan["rows"]`` random rows one impossible value each, in one of
     ``plan["columns"]`` (numeric), in place."""
     columns = plan["columns"]
-    arrays = {name: frame[name].to_numpy(dtype=float, copy=True) for name in columns}
-    for row in np.sort(rng.choice(len(frame), size=plan["rows"], replace=False)):
+    arrays = {name: np.array(table[name], dtype=float) for name in columns}
+    for row in np.sort(rng.choice(rows(table), size=plan["rows"], replace=False)):
         name = columns[int(rng.integers(len(columns)))]
         arrays[name][row] = impossible_value(arrays[name][row], _spec(condition, name), rng)
-    for name, values in arrays.items():
-        frame[name] = values
+    table.update(arrays)
 
 
 def _rank_score(values, spec):
@@ -266,7 +283,7 @@ def _rank_score(values, spec):
     return (ranks + 0.5) / len(x)
 
 
-def blank_cells(frame, plan, condition, rng):
+def blank_cells(table, plan, condition, rng):
     """Blank ``plan["cells"]`` cells of ``plan["columns"]``, in place.
 
     MCAR: every eligible cell equally likely. MAR: a cell's weight grows with
@@ -278,20 +295,20 @@ def blank_cells(frame, plan, condition, rng):
     for j, name in enumerate(plan["columns"]):
         spec = _spec(condition, name)
         if spec["type"] in ("numeric", "integer"):
-            v = frame[name].to_numpy(dtype=float)
+            v = np.asarray(table[name], dtype=float)
             ok = (v >= spec["range"][0]) & (v <= spec["range"][1])
         else:
-            ok = frame[name].notna().to_numpy()
+            ok = np.array([v is not None and v == v for v in table[name]], dtype=bool)
         idx = np.flatnonzero(ok)
         rows.append(idx)
         cols.append(np.full(len(idx), j))
     rows, cols = np.concatenate(rows), np.concatenate(cols)
     weights = np.ones(len(rows))
     if plan["mechanism"] == "MAR":
-        score = _rank_score(frame[plan["driver"]].to_numpy(), _spec(condition, plan["driver"]))
+        score = _rank_score(table[plan["driver"]], _spec(condition, plan["driver"]))
         weights = np.exp(plan["strength"] * (2.0 * score[rows] - 1.0))
     elif plan["mechanism"] == "MNAR":
-        own = np.stack([_rank_score(frame[name].to_numpy(), _spec(condition, name)) for name in plan["columns"]])
+        own = np.stack([_rank_score(table[name], _spec(condition, name)) for name in plan["columns"]])
         weights = np.exp(plan["strength"] * (2.0 * own[cols, rows] - 1.0))
     pick = rng.choice(len(rows), size=plan["cells"], replace=False, p=weights / weights.sum())
     for j, name in enumerate(plan["columns"]):
@@ -299,12 +316,12 @@ def blank_cells(frame, plan, condition, rng):
         if not len(chosen):
             continue
         if _spec(condition, name)["type"] in ("numeric", "integer"):
-            values = frame[name].to_numpy(dtype=float, copy=True)
+            values = np.array(table[name], dtype=float)
             values[chosen] = np.nan
         else:
-            values = frame[name].to_numpy(dtype=object, copy=True)
+            values = np.array(table[name], dtype=object)
             values[chosen] = None
-        frame[name] = values
+        table[name] = values
 
 
 def _csv_field(text):
@@ -341,17 +358,18 @@ def column_cells(values, spec):
     return "%s", out
 
 
-def to_csv_text(frame, columns):
-    """The CSV text of ``frame`` as released: header, ``\\n`` line ends, UTF-8.
+def to_csv_text(table, columns):
+    """The CSV text of ``table`` as released: header, ``\\n`` line ends, UTF-8.
     The rows are written by one ``%`` of a row format over every cell."""
     header = ",".join(_csv_field(spec["name"]) for spec in columns) + "\n"
-    cells = np.empty((len(frame), len(columns)), dtype=object)
+    n = rows(table)
+    cells = np.empty((n, len(columns)), dtype=object)
     formats = []
     for j, spec in enumerate(columns):
-        fmt, values = column_cells(frame[spec["name"]], spec)
+        fmt, values = column_cells(table[spec["name"]], spec)
         formats.append(fmt)
         cells[:, j] = values
-    return header + (",".join(formats) + "\n") * len(frame) % tuple(cells.ravel().tolist())
+    return header + (",".join(formats) + "\n") * n % tuple(cells.ravel().tolist())
 
 
 def column_spec(condition, role):

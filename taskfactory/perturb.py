@@ -14,7 +14,7 @@ decimal point, a lost sign, a missing-value code such as 999.
 The canonical handling, which the gold follows and the data dictionary makes
 decidable: impossible values are missing; then complete cases on the test's
 columns. This module draws *what* to do for one dataset (on the parameter
-stream); :func:`taskfactory.kit.perturb` does it on the data stream, inside the
+stream); :func:`taskfactory.kit.release_table` does it on the data stream, inside the
 emitted script too.
 """
 

@@ -20,6 +20,7 @@ from typing import Iterator
 
 import numpy as np
 
+from . import kit
 from .effects import EffectLevel
 from .errors import DataError, ScenarioError
 from .grid import Coord, Grid, load_grid
@@ -366,12 +367,12 @@ def probe_clipping(root: str, method: str, scenario: str) -> None:
                     for cat in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
                         warnings.simplefilter("ignore", cat)
                     cond = draw_condition(family, scen, n, EffectLevel(effect), "none", 0.05, rng)
-                    frame = family.generate(dataclasses.replace(cond, columns=columns), rng)
+                    table = family.generate(dataclasses.replace(cond, columns=columns), rng)
             except (ValueError, TypeError, ArithmeticError, LookupError, DataError, Warning) as exc:
                 raise ScenarioError(f"{where}: drawing a dataset of {n} rows at the {effect} effect fails "
                                     f"({type(exc).__name__}: {' '.join(str(exc).split())})") from None
-            clipped.update(frame.attrs["clipped"])
-            rows += len(frame)
+            clipped.update(kit.clipped_counts(table, columns))
+            rows += kit.rows(table)
         for name, (lo, hi) in ranges.items():
             share = clipped[name] / rows
             if share > SCENARIO_CLIPPED_SHARE:

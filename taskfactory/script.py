@@ -2,7 +2,7 @@
 
 The script carries the source of the family's ``generate`` and of every helper
 it calls, the task's condition as a Python literal, and the seed of its random
-stream; run with numpy and pandas alone it writes the task's CSV byte for byte.
+stream; run with numpy alone it writes the task's CSV byte for byte.
 Text from scenario files reaches it only inside ``repr`` literals, so no label
 can change what the script does.
 """
@@ -17,13 +17,13 @@ from functools import lru_cache
 
 from . import kit
 
-ALIASES = {"numpy": "np", "pandas": "pd"}
+ALIASES = {"numpy": "np"}
 PRIMITIVE = (int, float, str, bool, type(None))
 
 HEADER = '''#!/usr/bin/env python3
 """Regenerates the dataset of taskfactory task {task_id}.
 
-Needs only numpy and pandas. ``python {script_name} [OUT.csv]`` writes the CSV,
+Needs only numpy. ``python {script_name} [OUT.csv]`` writes the CSV,
 byte for byte as released, to OUT.csv (default: the released file name).
 """
 
@@ -31,7 +31,6 @@ import sys
 from types import SimpleNamespace
 
 import numpy as np
-import pandas as pd
 
 '''
 
@@ -39,7 +38,7 @@ FOOTER = '''
 
 def main(path=None):
     rng = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=SPAWN_KEY))
-    data = perturb(generate(CONDITION, rng), CONDITION, rng)
+    data = release_table(generate(CONDITION, rng), CONDITION, rng)
     text = to_csv_text(data, CONDITION.columns)
     with open(path or CONDITION.data_filename, "w", encoding="utf-8", newline="") as fh:
         fh.write(text)
@@ -79,7 +78,7 @@ def _dependencies(func) -> tuple[list, dict]:
                 obj = f.__globals__[name]
                 if isinstance(obj, types.ModuleType):
                     if ALIASES.get(obj.__name__) != name:
-                        raise TypeError(f"{f.__module__}.{f.__name__} uses module '{name}'; emitted code may use only np and pd")
+                        raise TypeError(f"{f.__module__}.{f.__name__} uses module '{name}'; emitted code may use only np")
                 elif isinstance(obj, types.FunctionType):
                     if obj.__module__ not in (kit.__name__, func.__module__):
                         raise TypeError(f"{f.__module__}.{f.__name__} calls {obj.__module__}.{name}; emitted code may call only "
@@ -89,7 +88,7 @@ def _dependencies(func) -> tuple[list, dict]:
                     constants[name] = obj
                 elif not _is_attribute_only(f, name):
                     raise TypeError(f"{f.__module__}.{f.__name__} uses '{name}' ({type(obj).__name__}); emitted code may "
-                                    "use only np, pd, functions of kit or its own module, and plain constants")
+                                    "use only np, functions of kit or its own module, and plain constants")
     names = {}
     for (module, name), f in functions.items():
         if name in names and names[name] is not f:
@@ -101,10 +100,10 @@ def _dependencies(func) -> tuple[list, dict]:
 
 @lru_cache(maxsize=None)
 def emitted_source(generate) -> str:
-    """The source of ``generate``, ``kit.perturb`` and ``kit.to_csv_text`` with all they call."""
+    """The source of ``generate``, ``kit.release_table`` and ``kit.to_csv_text`` with all they call."""
     funcs, constants = _dependencies(generate)
     seen = {id(f) for f in funcs}
-    for root in (kit.perturb, kit.to_csv_text):
+    for root in (kit.release_table, kit.to_csv_text):
         more, more_constants = _dependencies(root)
         funcs += [f for f in more if id(f) not in seen]
         seen |= {id(f) for f in more}

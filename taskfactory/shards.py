@@ -98,7 +98,7 @@ FIELDS = [
     ("trap_kinds", pa.list_(S), False, "which: naive_method, impossible_values"),
     ("reference_r", S, False, "R code that reads the CSV and prints the gold p-value"),
     ("reference_py", S, False, "Python code that reads the CSV and prints the gold p-value"),
-    ("script", S, True, "standalone numpy+pandas script that writes data_csv byte for byte (null without a dataset)"),
+    ("script", S, True, "standalone numpy script that writes data_csv byte for byte (null without a dataset)"),
     ("factory_version", S, False, "taskfactory version"),
     ("grid_name", S, False, "name of the grid"),
     ("grid_sha256", S, False, "sha256 of the normalised grid"),

@@ -125,14 +125,15 @@ def draw_condition(family, scen, n: int, effect, perturbation: str, alpha: float
                      alpha=alpha, data_filename=f"{scen.id}.csv", perturbation=spoil)
 
 
-def _check_clipping(frame) -> None:
-    """Raise DataError when a column's plausible range clipped more than
-    MAX_CLIPPED_SHARE of its drawn values, and more than one: such data
+def _check_clipping(clipped: dict, rows: int) -> None:
+    """Raise DataError when a column's plausible range clips more than
+    MAX_CLIPPED_SHARE of its ``rows`` drawn values, and more than one
+    (``clipped``: the count by column, :func:`kit.clipped_counts`): such data
     misstate the effect. (One value in a small sample is a share above 1 %,
     but it does not.)"""
-    for name, count in frame.attrs.get("clipped", {}).items():
-        if count > max(1, MAX_CLIPPED_SHARE * len(frame)):
-            raise DataError(f"{count} of {len(frame)} values of '{name}' fell outside its plausible range "
+    for name, count in clipped.items():
+        if count > max(1, MAX_CLIPPED_SHARE * rows):
+            raise DataError(f"{count} of {rows} values of '{name}' fell outside its plausible range "
                             "and were clipped")
 
 
@@ -165,10 +166,9 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                     return _closed_form(family, cond, data_id, attempt, data_stream)
                 rng = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=data_stream))
                 drawn = family.generate(cond, rng)
-                _check_clipping(drawn)
-                drawn.attrs.clear()   # else pandas deep-copies them into every frame and column taken from it
-                frame = kit.perturb(drawn, cond, rng)
-                csv_text = kit.to_csv_text(frame, cond.columns)
+                n_rows = kit.rows(drawn)
+                _check_clipping(kit.clipped_counts(drawn, cond.columns), n_rows)
+                csv_text = kit.to_csv_text(kit.release_table(drawn, cond, rng), cond.columns)
                 ranges = scen.ranges()
                 columns = read_csv_columns(csv_text, list(dict.fromkeys([*family.role_columns(cond.roles), *ranges])))
                 blank, impossible = _spoiled_counts(columns, family, scen)
@@ -183,7 +183,7 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                     except DataError:
                         kept = None  # keeping the impossible values breaks the test itself
             return Dataset(data_id=data_id, attempt=attempt, condition=cond, stream=data_stream, csv_text=csv_text,
-                           n_rows=len(frame), gold=gold, naive=naive, kept=kept, n_blank_cells=blank,
+                           n_rows=n_rows, gold=gold, naive=naive, kept=kept, n_blank_cells=blank,
                            n_impossible_values=impossible,
                            reference_r=reference_r(family, cond.roles, ranges, cond.data_filename),
                            reference_py=reference_py(family, cond.roles, ranges, cond.data_filename),

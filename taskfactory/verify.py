@@ -45,11 +45,10 @@ from .task import Dataset, ids, record, release
 
 #: Tasks the command line re-derives when given neither ``--sample`` nor ``--all``.
 DEFAULT_SAMPLE = 1000
-#: Most tasks one worker re-derives at once. Each chunk starts one sandbox
-#: interpreter for its scripts (about 1.3 s with numpy and pandas, against
-#: some 15 ms a script), so chunks stay this large unless the jobs need
-#: smaller ones to share the work evenly (1000 against 250 took a build of
-#: every family, 5,552 tasks, from 50 to 38 s on 2 cores) ...
+#: Most tasks one worker re-derives at once. Each chunk loads the grid and
+#: its scenarios (about 0.1 s) and starts one sandbox interpreter for its
+#: scripts (under 0.1 s with numpy, against 3-4 ms a script), so chunks stay
+#: this large unless the jobs need smaller ones to share the work evenly ...
 CHUNK = 1000
 #: ... or their CSVs and scripts reach this many characters: a worker holds
 #: each task about four times (as read, re-derived, as stored and its

@@ -17,6 +17,7 @@ import pytest
 from scipy import stats
 
 import taskfactory as tf
+from taskfactory import kit
 from taskfactory.script import emitted_source
 
 from conftest import CONSERVATIVE, DISCRETE, FAMILIES, dataset, fit_n, null_p, run_python, run_scripts, small_grid
@@ -36,7 +37,19 @@ def test_registration_is_complete(method):
     assert fam.min_n >= 2 and fam.medium != fam.null_value
     assert "res" in fam.r_code and "p_value" in fam.py_code
     ast.parse(fam.py_code)  # the template is Python as it stands: role fields sit inside strings or sets
-    emitted_source(fam.generate)  # raises when generate reaches beyond numpy, pandas and kit
+    emitted_source(fam.generate)  # raises when generate reaches beyond numpy and kit
+
+
+def _generate_with_pandas(condition, rng):
+    return pd.DataFrame({"y": rng.normal(size=condition.n)})
+
+
+def test_emitted_code_refuses_a_module_other_than_numpy():
+    """The emitted scripts need numpy alone, so a generate that uses pandas is refused."""
+    with pytest.raises(TypeError) as err:
+        emitted_source(_generate_with_pandas)
+    assert str(err.value) == (f"{__name__}._generate_with_pandas uses module 'pd'; "
+                              "emitted code may use only np")
 
 
 def test_a_role_name_holds_the_same_in_every_family():
@@ -106,7 +119,7 @@ def test_every_scenario_builds_and_reference_py_prints_the_gold(method, tmp_path
 
 def test_emitted_scripts_are_standalone_and_reproduce_csv(tmp_path):
     """One script per family, run in one isolated interpreter: each imports
-    numpy and pandas only and writes its CSV byte for byte."""
+    numpy only and writes its CSV byte for byte."""
     from taskfactory.task import record
 
     records = []
@@ -118,7 +131,7 @@ def test_emitted_scripts_are_standalone_and_reproduce_csv(tmp_path):
         imported = {a.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
                     for a in node.names} | {node.module.split(".")[0] for node in ast.walk(tree)
                                             if isinstance(node, ast.ImportFrom)}
-        assert imported <= {"numpy", "pandas", "sys", "types", "np", "pd", "SimpleNamespace"}, (method, imported)
+        assert imported == {"numpy", "sys", "types", "SimpleNamespace"}, (method, imported)
         records.append(rec)
     for method, rec, data in zip(FAMILIES, records, run_scripts(records, tmp_path)):
         assert data == rec["data_csv"].encode(), method
@@ -190,8 +203,8 @@ def test_generated_values_stay_inside_plausible_ranges(method):
         for effect in ("null", "medium"):
             _, ds = dataset(grid, method, scen.id, n, effect)
             rng = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=ds.stream))
-            frame = fam.generate(ds.condition, rng)
-            for name, count in frame.attrs["clipped"].items():
+            table = fam.generate(ds.condition, rng)
+            for name, count in kit.clipped_counts(table, ds.condition.columns).items():
                 assert count <= max(1, n // 100), f"{scen.id}.{name}: {count} of {n} values clipped to the range"
 
 
@@ -211,11 +224,9 @@ def test_a_dataset_whose_range_clipped_too_much_is_rejected(rows, clipped, rejec
     from taskfactory.errors import DataError
     from taskfactory.task import _check_clipping
 
-    frame = pd.DataFrame({"y": np.zeros(rows)})
-    frame.attrs["clipped"] = {"y": clipped}
     if not rejected:
-        _check_clipping(frame)
+        _check_clipping({"y": clipped}, rows)
         return
     with pytest.raises(DataError) as err:
-        _check_clipping(frame)
+        _check_clipping({"y": clipped}, rows)
     assert str(err.value) == f"{clipped} of {rows} values of 'y' fell outside its plausible range and were clipped"

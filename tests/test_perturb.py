@@ -176,10 +176,10 @@ def test_missing_not_at_random_blanks_the_larger_values():
     c, mnar = dataset(grid, "welch_t", scen.id, 400, "null", seed=3, perturbation="missing_mnar")
     plan = mnar.condition.perturbation["missing"]
     assert plan["mechanism"] == "MNAR" and 1.0 <= plan["strength"] <= 2.0 and "driver" not in plan
-    frame = tf.get_family("welch_t").generate(mnar.condition, np.random.default_rng(0))
-    full = frame[outcome].to_numpy(dtype=float)
-    blank_cells(frame, {**plan, "columns": [outcome], "cells": 80}, mnar.condition, np.random.default_rng(1))
-    blanked = frame[outcome].isna().to_numpy()
+    table = tf.get_family("welch_t").generate(mnar.condition, np.random.default_rng(0))
+    full = table[outcome].copy()
+    blank_cells(table, {**plan, "columns": [outcome], "cells": 80}, mnar.condition, np.random.default_rng(1))
+    blanked = np.isnan(table[outcome])
     assert blanked.sum() == 80
     assert float(np.mean(stats.rankdata(full)[blanked])) / len(full) > 0.6  # 0.5 were the blanks at random
     released = read_csv_text(mnar.csv_text)

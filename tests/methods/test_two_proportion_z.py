@@ -171,7 +171,7 @@ def test_generated_proportions_differ_by_cohens_h():
     for h in (0.0, 0.5):
         cond = Condition(method="two_proportion_z", roles=dict(scen.roles), n=4000, effect_value=h,
                          params=params, dgp=dict(scen.dgp), columns=scen.columns())
-        frame = fam.generate(cond, np.random.default_rng(9))
+        frame = pd.DataFrame(fam.generate(cond, np.random.default_rng(9)))
         first, second = scen.variable(scen.roles["group"]).levels
         share = frame.groupby(scen.roles["group"])[scen.roles["outcome"]].apply(lambda s: np.mean(s == scen.roles["positive"]))
         observed = 2 * np.arcsin(np.sqrt(share[second])) - 2 * np.arcsin(np.sqrt(share[first]))
