@@ -243,3 +243,25 @@ def test_every_problem_of_a_scenario_is_reported_in_one_line():
     assert str(caught.value) == (
         "two_groups.yaml: 2 problems: scenario 'probe', variable 'arm': level 'NA' is read by R as a logical, NA or a "
         "special number; choose another name; scenario 'probe', variable 'sbp': a numeric variable takes no prefix")
+
+
+@pytest.mark.skipif(not getattr(__import__("yaml"), "__with_libyaml__", False), reason="PyYAML is built without libyaml")
+def test_libyaml_reads_every_shipped_file_as_the_strict_reader_does():
+    """The fast path (libyaml's parser, the strict reader's scalars) gives the
+    same data, types included, as the strict reader alone."""
+    from pathlib import Path
+
+    import yaml
+
+    from taskfactory import readers
+
+    root = Path(__file__).parent.parent
+    files = sorted([*root.glob("scenarios/*.yaml"), *root.glob("grids/*.yaml")])
+    assert len(files) > 20
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        fast = readers._fast_load(text)
+        assert fast is not None, path.name
+        assert repr(fast[0]) == repr(yaml.load(text, Loader=readers._StrictLoader)), path.name
+    for refused in ("a: &x 1\nb: *x\n", "a: 1\na: 2\n", "[" * 40 + "]" * 40, "a: 1\n---\nb: 2\n", "a: [\n"):
+        assert readers._fast_load(refused) is None, refused
