@@ -10,6 +10,12 @@ output file and its own status file. A script that ends the interpreter, or
 outlives its time, is blamed alone, and the scripts after it run again in a
 new interpreter.
 
+The throwaway folder is in memory (``/dev/shm``) where the machine has one
+with room to spare (:data:`SCRATCH_FREE`): each script's file, its CSV and
+its status are created, read and deleted, and on a disk that file traffic
+cost as much as running the scripts (500 scripts of the paper corpus: 3.2 s
+in ``/tmp``, 1.9 s in ``/dev/shm``). Elsewhere it is the usual temporary folder.
+
 This runs code; :mod:`taskfactory.verify` hands it only scripts it has just
 re-derived itself, byte for byte, from the task's coordinates.
 """
@@ -17,6 +23,8 @@ re-derived itself, byte for byte, from the task's coordinates.
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InputError
+
+#: The in-memory folder the scripts run in, when it has this much room
+#: (far more than the files of the largest batch :mod:`taskfactory.verify` runs).
+SCRATCH = "/dev/shm"
+SCRATCH_FREE = 256 << 20
 
 RUNNER = r"""
 import os, resource, runpy, signal, sys
@@ -103,10 +116,23 @@ def _ended(returncode: int) -> str:
     return f"ended the interpreter with exit status {returncode}"
 
 
+def scratch_folder() -> str | None:
+    """Where the scripts' throwaway folder goes: :data:`SCRATCH` when it is a
+    writable folder with :data:`SCRATCH_FREE` bytes free, else None (the
+    temporary folder)."""
+    try:
+        if os.path.isdir(SCRATCH) and os.access(SCRATCH, os.W_OK | os.X_OK) \
+                and shutil.disk_usage(SCRATCH).free >= SCRATCH_FREE:
+            return SCRATCH
+    except OSError:
+        pass
+    return None
+
+
 def run_scripts(scripts: list[str], limits: Limits = Limits()) -> list[Outcome]:
     """Run each script (``python SCRIPT OUT.csv``) under ``limits``; the outcome of each, in order."""
     outcomes: list[Outcome | None] = [None] * len(scripts)
-    with tempfile.TemporaryDirectory(prefix="taskfactory-run-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="taskfactory-run-", dir=scratch_folder()) as tmp:
         folder = Path(tmp)
         for i, text in enumerate(scripts):
             (folder / f"{i:05d}.py").write_text(text, encoding="utf-8")

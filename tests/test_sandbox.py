@@ -48,3 +48,20 @@ def test_scripts_see_an_empty_environment_and_a_throwaway_folder(tmp_path, monke
     (outcome,) = run_scripts([script])
     assert outcome.sha256 == sha(repr(([], True, 1)))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_throwaway_folder_is_in_memory_only_with_room_to_spare(tmp_path, monkeypatch):
+    from taskfactory import sandbox
+
+    monkeypatch.setattr(sandbox, "SCRATCH", str(tmp_path))
+    monkeypatch.setattr(sandbox, "SCRATCH_FREE", 1)
+    assert sandbox.scratch_folder() == str(tmp_path)
+    script = ("import os, sys\nopen(sys.argv[1], 'w').write(os.path.dirname(os.getcwd()))\n")
+    (outcome,) = run_scripts([script])
+    assert outcome.sha256 == sha(str(tmp_path))
+    assert list(tmp_path.iterdir()) == []          # the folder is gone with the run
+    monkeypatch.setattr(sandbox, "SCRATCH_FREE", 1 << 62)
+    assert sandbox.scratch_folder() is None        # too little room: the temporary folder
+    monkeypatch.setattr(sandbox, "SCRATCH_FREE", 1)
+    monkeypatch.setattr(sandbox, "SCRATCH", str(tmp_path / "absent"))
+    assert sandbox.scratch_folder() is None
