@@ -155,25 +155,48 @@ def _write_attempt(path: Path, text: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def assemble_shard(out: Path, g: Grid, shard: str, parts: list[str]) -> None:
-    """Write the shard ``data/SHARD`` from its ``parts`` (in the build state,
-    each complete), in order, one row group in memory at a time; its rejects
-    are the parts' rejects, in order. The shard is renamed into ``data/``
-    once whole (its rejects first), then the parts are deleted."""
-    state = out / STATE
-    tmp = state / shard
-    with ShardWriter(tmp, _provenance(g)) as writer:
-        for part in parts:
+class ShardAssembly:
+    """Writes the shard ``data/SHARD`` from its ``parts`` (in the build
+    state) in order, one row group in memory at a time, while the build
+    runs: :meth:`add` a finished part and every part from the next one on
+    that is finished goes into the shard, so the build's end waits only for
+    its last parts. The shard's rejects are the parts' rejects, in order.
+    The shard is renamed into ``data/`` once whole (its rejects first), then
+    the parts are deleted; until then, a killed build's ``--resume`` starts
+    the shard again from its parts."""
+
+    def __init__(self, out: Path, g: Grid, shard: str, parts: list[str]):
+        self.out, self.g, self.shard, self.parts = out, g, shard, parts
+        self.finished: set[str] = set()
+        self.written = 0          # parts in the shard so far
+        self.writer: ShardWriter | None = None
+
+    @property
+    def whole(self) -> bool:
+        return self.written == len(self.parts)
+
+    def add(self, *parts: str) -> None:
+        """Note ``parts`` finished; write what can be written, and close the shard once whole."""
+        state = self.out / STATE
+        self.finished.update(parts)
+        while not self.whole and self.parts[self.written] in self.finished:
+            if self.writer is None:
+                self.writer = ShardWriter(state / self.shard, _provenance(self.g))
+            part = self.parts[self.written]
             pf = corpus.open_shard(state / part)
             for i in range(pf.num_row_groups):
-                writer.append_row_group(corpus.read_row_group(pf, state / part, i, None))
-    rejects = "".join((state / corpus.part_rejects(part)).read_text(encoding="utf-8") for part in parts)
-    atomic_write_text(state / corpus.part_rejects(shard), rejects)
-    os.replace(tmp, out / DATA / shard)
-    for part in parts:
-        (state / part).unlink()
-        (state / corpus.part_rejects(part)).unlink()
-    pa.default_memory_pool().release_unused()   # else Arrow's allocator keeps the row groups it read
+                self.writer.append_row_group(corpus.read_row_group(pf, state / part, i, None))
+            self.written += 1
+            pa.default_memory_pool().release_unused()   # else Arrow's allocator keeps the row groups it read
+        if self.whole and self.writer is not None:
+            self.writer.close()
+            self.writer = None
+            rejects = "".join((state / corpus.part_rejects(part)).read_text(encoding="utf-8") for part in self.parts)
+            atomic_write_text(state / corpus.part_rejects(self.shard), rejects)
+            os.replace(state / self.shard, self.out / DATA / self.shard)
+            for part in self.parts:
+                (state / part).unlink()
+                (state / corpus.part_rejects(part)).unlink()
 
 
 def _chunk_jobs(g: Grid, p: Plan, skip: set[str]):
@@ -373,9 +396,9 @@ def _check_rejects(out: Path, g: Grid, counts: dict) -> None:
 def _run_chunks(out: Path, g: Grid, p: Plan, parallel, address: str | None, progress: bool,
                 resume: bool) -> tuple[int, int]:
     """Build every chunk not finished yet, through ``parallel`` (a joblib
-    Parallel; None: one at a time here), and assemble each shard once its
-    parts are complete; returns how many shards and chunks were finished
-    already (``resume``)."""
+    Parallel; None: one at a time here), and assemble each shard as its
+    parts complete (:class:`ShardAssembly`); returns how many shards and
+    chunks were finished already (``resume``)."""
     from joblib import delayed
 
     state = out / STATE
@@ -385,9 +408,7 @@ def _run_chunks(out: Path, g: Grid, p: Plan, parallel, address: str | None, prog
         from tqdm import tqdm
 
         bar = tqdm(total=p.total, unit="task", desc=f"building {g.name}", dynamic_ncols=True)
-    waiting = {}      # shard -> its parts, in order, while some are still to build
-    missing = {}      # shard -> its parts still to build
-    shard_of = {}     # part still to build -> its shard
+    assembly_of = {}  # part still to build -> its shard's assembly
     rows_of = {}      # part still to build -> its rows
     skip = set()      # parts not to build: finished, or of a finished shard
     skipped_shards = 0
@@ -398,19 +419,16 @@ def _run_chunks(out: Path, g: Grid, p: Plan, parallel, address: str | None, prog
                 skipped_shards += 1
                 skip.update(parts)
                 continue
-            todo = {part for part in parts if ready(part) and (state / part).exists()}
-            skip.update(todo)
-            todo = set(parts) - todo
-            if not todo:
-                assemble_shard(out, g, shard, parts)
-                continue
-            waiting[shard], missing[shard] = parts, todo
+            done = [part for part in parts if ready(part) and (state / part).exists()]
+            skip.update(done)
+            assembly = ShardAssembly(out, g, shard, parts)
+            assembly.add(*done)
             for part, rows in chunks:
-                if part in todo:
-                    shard_of[part], rows_of[part] = shard, rows
+                if part not in done:
+                    assembly_of[part], rows_of[part] = assembly, rows
     if bar:
         bar.update(p.total - sum(rows_of.values()))
-    if missing:
+    if assembly_of:
         # Workers the build starts itself stop when it dies. A cluster's at an
         # address are not its own: they may run on other machines, where this
         # pid names another process or none (and a worker would exit at once).
@@ -419,11 +437,7 @@ def _run_chunks(out: Path, g: Grid, p: Plan, parallel, address: str | None, prog
                  for part, coords in _chunk_jobs(g, p, skip))
         results = parallel(calls) if parallel is not None else (fn(*a, **k) for fn, a, k in calls)
         for part, _rows, _rej in results:
-            shard = shard_of[part]
-            missing[shard].discard(part)
-            if not missing[shard]:
-                assemble_shard(out, g, shard, waiting.pop(shard))
-                del missing[shard]
+            assembly_of[part].add(part)
             if bar:
                 bar.update(rows_of[part])
     if bar:

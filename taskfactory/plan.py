@@ -28,7 +28,7 @@ from .registry import get_family
 from .catalogue import get_scenario
 from .corpus import part_name, shard_name
 from .scenarios import DESIGN_TYPES, SCENARIO_CLIPPED_SHARE, scenario_root, scenario_setting, use_scenario_setting
-from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS
+from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS, TEXT_COLUMNS
 
 # The build's start-up (imports, the clipping probe) in seconds.
 STARTUP_SECONDS = 3.0
@@ -270,11 +270,41 @@ def _rows(method: str, n: int) -> int:
     return family.rows(n) if family.has_data else 0
 
 
+def _writing_seconds_per_char(records: list[dict]) -> float:
+    """Seconds the build spends on a character of its records' text in
+    Parquet: writing a worker's part (lz4), reading it back and writing the
+    shard (zstd), timed on ``records`` repeated to a full row group (of
+    ROW_GROUP_ROWS records or ROW_GROUP_BYTES characters, whichever is less)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .shards import ShardWriter
+
+    chars = sum(_text_chars(rec) for rec in records)
+    batch = records * max(1, min(-(-ROW_GROUP_ROWS // len(records)), ROW_GROUP_BYTES // max(chars, 1)))
+    start = time.perf_counter()
+    part = pa.BufferOutputStream()
+    with ShardWriter(part, {}, transient=True) as writer:
+        for rec in batch:
+            writer.append(rec)
+    stored = pq.ParquetFile(pa.BufferReader(part.getvalue()))
+    with ShardWriter(pa.BufferOutputStream(), {}) as writer:
+        for i in range(stored.num_row_groups):
+            writer.append_row_group(stored.read_row_group(i))
+    return (time.perf_counter() - start) / sum(_text_chars(rec) for rec in batch)
+
+
+def _text_chars(record: dict) -> int:
+    return sum(len(record[c]) for c in TEXT_COLUMNS if record.get(c))
+
+
 def timed_costs(g: Grid, methods: tuple[str, ...]) -> dict[str, tuple[float, float]]:
-    """Seconds one dataset of each of ``methods`` costs to release and record
-    in every prompt style of ``g``, as ``(fixed, per row)``: timed at two N
-    (see :data:`SAMPLE_MAX_N`) on the family's first cell's scenario and
-    effect, averaged over the perturbations the grid gives it."""
+    """Seconds one dataset of each of ``methods`` costs to release, record in
+    every prompt style of ``g`` and write to Parquet, as ``(fixed, per row)``:
+    timed at two N (see :data:`SAMPLE_MAX_N`) on the family's first cell's
+    scenario and effect, averaged over the perturbations the grid gives it;
+    the writing at the cost per character of text of the records made
+    (:func:`_writing_seconds_per_char`)."""
     from .task import Dataset, record, release
 
     cells = {}   # method -> (its first cell's scenario and effect, its N, its perturbations)
@@ -288,26 +318,33 @@ def timed_costs(g: Grid, methods: tuple[str, ...]) -> dict[str, tuple[float, flo
             sizes.add(n)
             if perturbation not in perturbations:
                 perturbations.append(perturbation)
-    costs = {}
+    made, records = {}, []   # method -> [(rows, seconds, characters of text)]; the records made
     for method in methods:
         (scenario, effect), sizes, perturbations = cells[method]
         small = min(sizes)
         large = max([n for n in sizes if n <= SAMPLE_MAX_N], default=small)
         split = g.split_of(method, scenario)
 
-        def seconds(n: int, perturbation: str) -> float:
+        def release_and_record(n: int, perturbation: str) -> tuple[float, int]:
             start = time.perf_counter()
             coords = [Coord(method, scenario, n, effect, perturbation, 0, style, split) for style in g.prompt_styles]
             ds = release(g, coords[0])
-            for c in coords if isinstance(ds, Dataset) else ():
-                record(g, c, ds)
-            return time.perf_counter() - start
+            recs = [record(g, c, ds) for c in coords] if isinstance(ds, Dataset) else []
+            seconds = time.perf_counter() - start
+            records.extend(recs)
+            return seconds, sum(_text_chars(rec) for rec in recs)
 
-        seconds(small, perturbations[0])   # warm-up: imports, caches
-        points = [(_rows(method, n),
-                   sum(seconds(n, pert) for pert in perturbations) / len(perturbations))
-                  for n in sorted({small, large})]
-        (r0, t0), (r1, t1) = points[0], points[-1]
+        release_and_record(small, perturbations[0])   # warm-up: imports, caches
+        made[method] = []
+        for n in sorted({small, large}):
+            timed = [release_and_record(n, pert) for pert in perturbations]
+            made[method].append((_rows(method, n), sum(t for t, _ in timed) / len(timed),
+                                 sum(c for _, c in timed) / len(timed)))
+    per_char = _writing_seconds_per_char(records) if records else 0.0
+    costs = {}
+    for method, points in made.items():
+        (r0, t0, c0), (r1, t1, c1) = points[0], points[-1]
+        t0, t1 = t0 + per_char * c0, t1 + per_char * c1
         per_row = max(0.0, (t1 - t0) / (r1 - r0)) if r1 > r0 else 0.0
         costs[method] = (max(0.0, t0 - per_row * r0), per_row)
     return costs

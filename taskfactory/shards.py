@@ -206,7 +206,7 @@ class ShardWriter:
     a shard, see :mod:`taskfactory.build`) with lz4, cheaper to write and
     read than zstd and about twice as large."""
 
-    def __init__(self, path: Path, provenance: dict, transient: bool = False):
+    def __init__(self, path: Path | pa.NativeFile, provenance: dict, transient: bool = False):
         self.schema = schema(provenance)
         codec = {"compression": "lz4"} if transient else {"compression": "zstd", "compression_level": 6}
         self.writer = pq.ParquetWriter(path, self.schema, **codec,

@@ -19,8 +19,9 @@ from taskfactory import registry
 from taskfactory.cli import main
 from taskfactory.errors import DataError
 from taskfactory.shards import FIELDS
+from taskfactory.task import record
 
-from conftest import PINNED
+from conftest import PINNED, dataset, small_grid
 
 GRID = {"name": "unit", "seed": 3, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [30, 200],
         "seeds": 2, "shard_rows": 20,
@@ -357,6 +358,7 @@ def test_a_shard_is_built_as_chunks_that_never_straddle_two_shards(monkeypatch):
 
 def test_plan_warns_when_a_worker_would_need_more_memory_than_the_budget(monkeypatch):
     planning = importlib.import_module("taskfactory.plan")
+    monkeypatch.setattr(planning, "timed_costs", lambda g, methods: {m: (0.01, 1e-6) for m in methods})  # not timed here
 
     p = planning.plan({"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": ["bp_trial"]},
                        "n": [1000000]})
@@ -383,6 +385,14 @@ def test_the_build_time_estimate_times_each_family_on_the_cells_the_grid_gives_i
     assert sorted(costs) == ["fisher_exact", "welch_t", "wilson_ci"]
     assert all(fixed >= 0 and per_row >= 0 and fixed + 300 * per_row > 0 for fixed, per_row in costs.values())
     assert costs["wilson_ci"][1] == 0.0 and costs["fisher_exact"][1] == 0.0   # one N (no dataset; max_n 80)
+    c, ds = dataset(small_grid("welch_t", n=40), "welch_t", "bp_trial", 40, "null")
+    assert 0 < planning._writing_seconds_per_char([record(small_grid("welch_t", n=40), c, ds)]) < 1e-6
+    # The cost of a dataset includes writing its records' text: at a second a
+    # character, the tens of thousands of characters of a welch_t dataset's two
+    # records outweigh any noise in the timing.
+    monkeypatch.setattr(planning, "_writing_seconds_per_char", lambda records: 1.0)
+    slow = planning.timed_costs(p.grid, ("welch_t",))["welch_t"]
+    assert slow[0] + 40 * slow[1] - (costs["welch_t"][0] + 40 * costs["welch_t"][1]) > 10_000
     monkeypatch.setattr(planning, "timed_costs", lambda g, methods: {m: (0.01, 1e-5) for m in methods})
     work = sum(d * (0.01 + 1e-5 * n) for (m, n), d in p.datasets_by_size.items() if m != "wilson_ci") \
         + sum(d * 0.01 for (m, _), d in p.datasets_by_size.items() if m == "wilson_ci")
@@ -575,8 +585,8 @@ def test_resume_reuses_the_finished_parts_of_an_unfinished_shard(chunky, chunk_r
     state = target / ".build"
     parts = [f"train-00000-of-00001-part-{j:05d}.parquet" for j in range(3)]
     assert built == parts and list((target / "data").iterdir()) == []
-    assert sorted(p.name for p in state.iterdir()) == sorted(
-        ["plan.json", *parts, *(f"{p}.rejects.jsonl" for p in parts)])
+    assert sorted(p.name for p in state.iterdir()) == sorted(   # the shard holds the first parts so far
+        ["plan.json", *parts, *(f"{p}.rejects.jsonl" for p in parts), "train-00000-of-00001.parquet"])
     plan = json.loads((state / "plan.json").read_text())
     assert plan["shards"] == ["train-00000-of-00001.parquet", "test-00000-of-00001.parquet"]
     assert plan["parts"] == [f"train-00000-of-00001-part-{j:05d}.parquet" for j in range(10)] + \
@@ -599,7 +609,7 @@ def test_resume_after_a_finished_shard_reuses_it(chunky, chunk_rows_10, tmp_path
     assert [p.name for p in (target / "data").iterdir()] == ["train-00000-of-00001.parquet"]
     assert sorted(p.name for p in (target / ".build").iterdir()) == [
         "plan.json", "test-00000-of-00001-part-00000.parquet", "test-00000-of-00001-part-00000.parquet.rejects.jsonl",
-        "train-00000-of-00001.parquet.rejects.jsonl"]
+        "test-00000-of-00001.parquet", "train-00000-of-00001.parquet.rejects.jsonl"]
     monkeypatch.undo()
     monkeypatch.setattr(importlib.import_module("taskfactory.plan"), "CHUNK_ROWS", 10)
     summary = tf.build(CHUNKY, target, resume=True)
@@ -649,7 +659,8 @@ def test_two_attempts_at_one_chunk_at_once_leave_the_one_part(chunky, chunk_rows
 
 
 def _leave_parts(monkeypatch, target: Path) -> Path:
-    """An unfinished build of CHUNKY in ``target``: 3 parts of the train shard; returns its state folder."""
+    """An unfinished build of CHUNKY in ``target``: 3 parts of the train shard
+    (and the shard, holding them so far); returns its state folder."""
     _fail_after(monkeypatch, 3)
     with pytest.raises(KeyboardInterrupt):
         tf.build(CHUNKY, target)
@@ -707,4 +718,4 @@ def test_a_plan_listing_what_is_no_part_of_its_shards_is_refused(chunk_rows_10, 
         tf.build(CHUNKY, target, overwrite=True)
     assert str(err.value) == (f"output folder {target} holds a .build folder that is not a taskfactory build's "
                               "('parts' must list part file names of the listed shards); refusing to touch it")
-    assert len(list(state.iterdir())) == 7
+    assert len(list(state.iterdir())) == 8   # plan.json, 3 parts, their rejects, the shard as far as it got
