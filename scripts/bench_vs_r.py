@@ -30,7 +30,8 @@ Each figure is the best of ``--reps`` repetitions per dataset, summed over
 the datasets and shown in ms per dataset. A repetition runs the code k times
 in a row and divides (k doubles until one repetition lasts ``--min-rep-ms``),
 because R's ``proc.time()`` counts whole milliseconds; Python is timed the same
-way with ``time.perf_counter``. Both sides make one untimed warm-up call first
+way with ``time.perf_counter``, its numerical libraries on one thread as in a
+build (``taskfactory.task.one_thread``). Both sides make one untimed warm-up call first
 (a call of 0.1 s or more is its own warm-up when ``--reps`` > 1); and a slow call
 gets fewer repetitions than ``--reps`` when they would take longer than
 ``--budget`` seconds (the row says so). R/Py > 1 means Python is faster.
@@ -82,7 +83,7 @@ from taskfactory.reference import fill, reference_r
 from taskfactory.registry import family_names, get_family
 from taskfactory.result import Z_CAP, z_of_p
 from taskfactory.shards import ROW_GROUP_ROWS, roles_of, write_shard
-from taskfactory.task import Dataset, record, release
+from taskfactory.task import Dataset, one_thread, record, release
 from taskfactory.verify import coord_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -724,14 +725,15 @@ def main(argv=None) -> int:
             log(f"releasing {args.datasets} dataset(s) of {len(methods)} families at N = {args.n} ...")
             groups = released_groups(methods, args.n, args.datasets, args.seed, workdir)
         items = [it for g in groups for it in g.items]
-        log(f"timing Python on {len(items)} datasets ...")
-        py = {it.key: time_python(it, args.reps, min_s, args.budget) for it in items}
         builds = None
-        if args.corpus:
-            log(f"timing the build of {len(items)} datasets ...")
-            builds = {}
-            for g in groups:
-                builds.update(time_build(g, args.reps, min_s, args.budget))
+        with one_thread():   # the numerical libraries as a build runs them (R's reference BLAS has one thread)
+            log(f"timing Python on {len(items)} datasets ...")
+            py = {it.key: time_python(it, args.reps, min_s, args.budget) for it in items}
+            if args.corpus:
+                log(f"timing the build of {len(items)} datasets ...")
+                builds = {}
+                for g in groups:
+                    builds.update(time_build(g, args.reps, min_s, args.budget))
         r_results, facts = None, None
         if rscript is not None:
             log(f"timing R in one Rscript process on {len(items)} datasets ...")

@@ -37,7 +37,7 @@ from .grid import Coord, Grid, load_grid
 from .plan import Plan, check_clipping, plan
 from .scenarios import scenario_setting, use_scenario_setting
 from .shards import ShardWriter
-from .task import Dataset, data_key, record, reject_entry, release
+from .task import Dataset, data_key, one_thread, record, reject_entry, release
 
 BACKENDS = ("loky", "threading", "dask", "ray")
 WATCH_SECONDS = 0.5
@@ -127,7 +127,7 @@ def build_chunk(g: Grid, part: str, coords: list[Coord], out: str, parent_pid: i
     last = None
     tmp = corpus.attempt_path(state / part)
     try:
-        with ShardWriter(tmp, _provenance(g), transient=True) as writer:
+        with ShardWriter(tmp, _provenance(g), transient=True) as writer, one_thread():
             for c in coords:
                 key = data_key(g, c)
                 if last is None or last[0] != key:

@@ -305,7 +305,7 @@ def timed_costs(g: Grid, methods: tuple[str, ...]) -> dict[str, tuple[float, flo
     scenario and effect, averaged over the perturbations the grid gives it;
     the writing at the cost per character of text of the records made
     (:func:`_writing_seconds_per_char`)."""
-    from .task import Dataset, record, release
+    from .task import Dataset, one_thread, record, release
 
     cells = {}   # method -> (its first cell's scenario and effect, its N, its perturbations)
     seen = {}    # (method, block id) -> block: the cells of a block are read once per method
@@ -319,27 +319,31 @@ def timed_costs(g: Grid, methods: tuple[str, ...]) -> dict[str, tuple[float, flo
             if perturbation not in perturbations:
                 perturbations.append(perturbation)
     made, records = {}, []   # method -> [(rows, seconds, characters of text)]; the records made
-    for method in methods:
-        (scenario, effect), sizes, perturbations = cells[method]
-        small = min(sizes)
-        large = max([n for n in sizes if n <= SAMPLE_MAX_N], default=small)
-        split = g.split_of(method, scenario)
 
-        def release_and_record(n: int, perturbation: str) -> tuple[float, int]:
-            start = time.perf_counter()
-            coords = [Coord(method, scenario, n, effect, perturbation, 0, style, split) for style in g.prompt_styles]
-            ds = release(g, coords[0])
-            recs = [record(g, c, ds) for c in coords] if isinstance(ds, Dataset) else []
-            seconds = time.perf_counter() - start
-            records.extend(recs)
-            return seconds, sum(_text_chars(rec) for rec in recs)
+    def release_and_record(coords: list[Coord]) -> tuple[float, int]:
+        start = time.perf_counter()
+        ds = release(g, coords[0])
+        recs = [record(g, c, ds) for c in coords] if isinstance(ds, Dataset) else []
+        seconds = time.perf_counter() - start
+        records.extend(recs)
+        return seconds, sum(_text_chars(rec) for rec in recs)
 
-        release_and_record(small, perturbations[0])   # warm-up: imports, caches
-        made[method] = []
-        for n in sorted({small, large}):
-            timed = [release_and_record(n, pert) for pert in perturbations]
-            made[method].append((_rows(method, n), sum(t for t, _ in timed) / len(timed),
-                                 sum(c for _, c in timed) / len(timed)))
+    with one_thread():   # as the build releases them
+        for method in methods:
+            (scenario, effect), sizes, perturbations = cells[method]
+            small = min(sizes)
+            large = max([n for n in sizes if n <= SAMPLE_MAX_N], default=small)
+            split = g.split_of(method, scenario)
+
+            def coords(n: int, perturbation: str) -> list[Coord]:
+                return [Coord(method, scenario, n, effect, perturbation, 0, style, split) for style in g.prompt_styles]
+
+            release_and_record(coords(small, perturbations[0]))   # warm-up: imports, caches
+            made[method] = []
+            for n in sorted({small, large}):
+                timed = [release_and_record(coords(n, pert)) for pert in perturbations]
+                made[method].append((_rows(method, n), sum(t for t, _ in timed) / len(timed),
+                                     sum(c for _, c in timed) / len(timed)))
     per_char = _writing_seconds_per_char(records) if records else 0.0
     costs = {}
     for method, points in made.items():

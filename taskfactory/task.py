@@ -47,6 +47,18 @@ MAX_ATTEMPTS = 5
 RELEASE_LOCK = threading.Lock()
 
 
+def one_thread():
+    """A context in which the numerical libraries (BLAS, OpenMP) use one
+    thread: the datasets are small, and on a few cores the threads of one
+    matrix product cost more than they save (iv_2sls at N = 4800 released in
+    31 ms with the machine's default, 13 ms with one thread). Parallel builds
+    run one process per core instead. Enter it around many datasets, not
+    one: entering costs a scan of the loaded libraries."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1)
+
+
 def data_key(grid: Grid, c: Coord) -> str:
     return f"{grid.seed}|{c.method}|{c.scenario}|{c.n}|{c.effect.key}|{c.perturbation}|{c.seed}"
 
