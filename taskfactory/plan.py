@@ -28,7 +28,7 @@ from .registry import get_family
 from .catalogue import get_scenario
 from .corpus import part_name, shard_name
 from .scenarios import DESIGN_TYPES, SCENARIO_CLIPPED_SHARE, scenario_root, scenario_setting, use_scenario_setting
-from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS, TEXT_COLUMNS
+from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ShardWriter, text_chars
 
 # The build's start-up (imports, the clipping probe) in seconds.
 STARTUP_SECONDS = 3.0
@@ -278,24 +278,18 @@ def _writing_seconds_per_char(records: list[dict]) -> float:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from .shards import ShardWriter
-
-    chars = sum(_text_chars(rec) for rec in records)
-    batch = records * max(1, min(-(-ROW_GROUP_ROWS // len(records)), ROW_GROUP_BYTES // max(chars, 1)))
+    chars = sum(text_chars(rec) for rec in records)
+    copies = max(1, min(-(-ROW_GROUP_ROWS // len(records)), ROW_GROUP_BYTES // max(chars, 1)))
     start = time.perf_counter()
     part = pa.BufferOutputStream()
     with ShardWriter(part, {}, transient=True) as writer:
-        for rec in batch:
+        for rec in records * copies:
             writer.append(rec)
     stored = pq.ParquetFile(pa.BufferReader(part.getvalue()))
     with ShardWriter(pa.BufferOutputStream(), {}) as writer:
         for i in range(stored.num_row_groups):
             writer.append_row_group(stored.read_row_group(i))
-    return (time.perf_counter() - start) / sum(_text_chars(rec) for rec in batch)
-
-
-def _text_chars(record: dict) -> int:
-    return sum(len(record[c]) for c in TEXT_COLUMNS if record.get(c))
+    return (time.perf_counter() - start) / max(chars * copies, 1)
 
 
 def timed_costs(g: Grid, methods: tuple[str, ...]) -> dict[str, tuple[float, float]]:
@@ -326,7 +320,7 @@ def timed_costs(g: Grid, methods: tuple[str, ...]) -> dict[str, tuple[float, flo
         recs = [record(g, c, ds) for c in coords] if isinstance(ds, Dataset) else []
         seconds = time.perf_counter() - start
         records.extend(recs)
-        return seconds, sum(_text_chars(rec) for rec in recs)
+        return seconds, sum(text_chars(rec) for rec in recs)
 
     with one_thread():   # as the build releases them
         for method in methods:

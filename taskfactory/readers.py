@@ -188,9 +188,7 @@ def _fast_load(text: str):
     loader = _FastStrictLoader(text)
     try:
         node = loader.get_single_node()
-        if node is None:
-            return None
-        if not _plain_tree(node):
+        if node is None or not _plain_tree(node):
             return None
         return (loader.construct_document(node),)
     except (yaml.YAMLError, _Refused, RecursionError):

@@ -196,6 +196,11 @@ def schema(provenance: dict | None = None) -> pa.Schema:
     return pa.schema(columns, metadata=meta)
 
 
+def text_chars(record: dict) -> int:
+    """The characters of a record's long text columns (:data:`TEXT_COLUMNS`)."""
+    return sum(len(record[c]) for c in TEXT_COLUMNS if record.get(c))
+
+
 class ShardWriter:
     """Writes records to one shard (zstd, explicit schema, no timestamps,
     statistics on :data:`STATISTICS_COLUMNS` only),
@@ -218,7 +223,7 @@ class ShardWriter:
     def append(self, record: dict) -> None:
         self.buffer.append(record)
         self.rows += 1
-        self.buffered_bytes += sum(len(record[c]) for c in TEXT_COLUMNS if record.get(c))
+        self.buffered_bytes += text_chars(record)
         if len(self.buffer) >= ROW_GROUP_ROWS or self.buffered_bytes >= ROW_GROUP_BYTES:
             self.flush()
 
