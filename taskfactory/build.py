@@ -5,7 +5,7 @@ for their readers and splits each into chunks, the unit of parallel work (see
 :mod:`taskfactory.plan`). A build takes an exclusive lock on its output
 folder and records its plan in ``OUT/.build/plan.json``; its workers write
 each chunk there as a part, and the main process assembles each shard from
-its parts, in order, once they are all there, and renames it into ``data/``.
+its parts, in order, as they come in, and renames it into ``data/`` once whole.
 A killed build resumes with ``resume=True``, reusing finished shards and
 parts, and ends byte-identical to an uninterrupted one; its worker processes
 stop when the main process dies.
@@ -37,7 +37,7 @@ from .grid import Coord, Grid, load_grid
 from .plan import Plan, check_clipping, plan
 from .scenarios import scenario_setting, use_scenario_setting
 from .shards import ShardWriter
-from .task import Dataset, data_key, one_thread, record, reject_entry, release
+from .task import Dataset, data_key, record, reject_entry, release
 
 BACKENDS = ("loky", "threading", "dask", "ray")
 WATCH_SECONDS = 0.5
@@ -127,7 +127,7 @@ def build_chunk(g: Grid, part: str, coords: list[Coord], out: str, parent_pid: i
     last = None
     tmp = corpus.attempt_path(state / part)
     try:
-        with ShardWriter(tmp, _provenance(g), transient=True) as writer, one_thread():
+        with ShardWriter(tmp, _provenance(g), transient=True) as writer:
             for c in coords:
                 key = data_key(g, c)
                 if last is None or last[0] != key:
@@ -162,8 +162,8 @@ class ShardAssembly:
     that is finished goes into the shard, so the build's end waits only for
     its last parts. The shard's rejects are the parts' rejects, in order.
     The shard is renamed into ``data/`` once whole (its rejects first), then
-    the parts are deleted; until then, a killed build's ``--resume`` starts
-    the shard again from its parts."""
+    the parts are deleted; a build that fails first drops the shard as far
+    as it got (:meth:`abort`), and ``--resume`` starts it again from its parts."""
 
     def __init__(self, out: Path, g: Grid, shard: str, parts: list[str]):
         self.out, self.g, self.shard, self.parts = out, g, shard, parts
@@ -197,6 +197,13 @@ class ShardAssembly:
             for part in self.parts:
                 (state / part).unlink()
                 (state / corpus.part_rejects(part)).unlink()
+
+    def abort(self) -> None:
+        """Drop the shard as far as it got (its parts stay)."""
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+            (self.out / STATE / self.shard).unlink(missing_ok=True)
 
 
 def _chunk_jobs(g: Grid, p: Plan, skip: set[str]):
@@ -408,40 +415,47 @@ def _run_chunks(out: Path, g: Grid, p: Plan, parallel, address: str | None, prog
         from tqdm import tqdm
 
         bar = tqdm(total=p.total, unit="task", desc=f"building {g.name}", dynamic_ncols=True)
+    assemblies = []   # of the shards not finished yet
     assembly_of = {}  # part still to build -> its shard's assembly
     rows_of = {}      # part still to build -> its rows
     skip = set()      # parts not to build: finished, or of a finished shard
     skipped_shards = 0
-    for split in g.splits():
-        for shard, chunks in p.chunks(split):
-            parts = [part for part, _ in chunks]
-            if ready(shard) and (out / DATA / shard).exists():
-                skipped_shards += 1
-                skip.update(parts)
-                continue
-            done = [part for part in parts if ready(part) and (state / part).exists()]
-            skip.update(done)
-            assembly = ShardAssembly(out, g, shard, parts)
-            assembly.add(*done)
-            for part, rows in chunks:
-                if part not in done:
-                    assembly_of[part], rows_of[part] = assembly, rows
-    if bar:
-        bar.update(p.total - sum(rows_of.values()))
-    if assembly_of:
-        # Workers the build starts itself stop when it dies. A cluster's at an
-        # address are not its own: they may run on other machines, where this
-        # pid names another process or none (and a worker would exit at once).
-        parent = os.getpid() if not address else None
-        calls = (delayed(build_chunk)(g, part, coords, str(out), parent, scenario_setting())
-                 for part, coords in _chunk_jobs(g, p, skip))
-        results = parallel(calls) if parallel is not None else (fn(*a, **k) for fn, a, k in calls)
-        for part, _rows, _rej in results:
-            assembly_of[part].add(part)
-            if bar:
-                bar.update(rows_of[part])
-    if bar:
-        bar.close()
+    try:
+        for split in g.splits():
+            for shard, chunks in p.chunks(split):
+                parts = [part for part, _ in chunks]
+                if ready(shard) and (out / DATA / shard).exists():
+                    skipped_shards += 1
+                    skip.update(parts)
+                    continue
+                done = [part for part in parts if ready(part) and (state / part).exists()]
+                skip.update(done)
+                assemblies.append(ShardAssembly(out, g, shard, parts))
+                assemblies[-1].add(*done)
+                for part, rows in chunks:
+                    if part not in done:
+                        assembly_of[part], rows_of[part] = assemblies[-1], rows
+        if bar:
+            bar.update(p.total - sum(rows_of.values()))
+        if assembly_of:
+            # Workers the build starts itself stop when it dies. A cluster's at an
+            # address are not its own: they may run on other machines, where this
+            # pid names another process or none (and a worker would exit at once).
+            parent = os.getpid() if not address else None
+            calls = (delayed(build_chunk)(g, part, coords, str(out), parent, scenario_setting())
+                     for part, coords in _chunk_jobs(g, p, skip))
+            results = parallel(calls) if parallel is not None else (fn(*a, **k) for fn, a, k in calls)
+            for part, _rows, _rej in results:
+                assembly_of[part].add(part)
+                if bar:
+                    bar.update(rows_of[part])
+    except BaseException:
+        for assembly in assemblies:
+            assembly.abort()
+        raise
+    finally:
+        if bar:
+            bar.close()
     return skipped_shards, len(skip)
 
 

@@ -218,7 +218,7 @@ def release_table(table, condition, rng):
     return out
 
 
-def rows(table):
+def row_count(table):
     """The number of rows of a table."""
     return len(next(iter(table.values())))
 
@@ -264,7 +264,7 @@ def inject_impossible(table, plan, condition, rng):
     ``plan["columns"]`` (numeric), in place."""
     columns = plan["columns"]
     arrays = {name: np.array(table[name], dtype=float) for name in columns}
-    for row in np.sort(rng.choice(rows(table), size=plan["rows"], replace=False)):
+    for row in np.sort(rng.choice(row_count(table), size=plan["rows"], replace=False)):
         name = columns[int(rng.integers(len(columns)))]
         arrays[name][row] = impossible_value(arrays[name][row], _spec(condition, name), rng)
     table.update(arrays)
@@ -362,7 +362,7 @@ def to_csv_text(table, columns):
     """The CSV text of ``table`` as released: header, ``\\n`` line ends, UTF-8.
     The rows are written by one ``%`` of a row format over every cell."""
     header = ",".join(_csv_field(spec["name"]) for spec in columns) + "\n"
-    n = rows(table)
+    n = row_count(table)
     cells = np.empty((n, len(columns)), dtype=object)
     formats = []
     for j, spec in enumerate(columns):

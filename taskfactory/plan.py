@@ -299,7 +299,7 @@ def timed_costs(g: Grid, methods: tuple[str, ...]) -> dict[str, tuple[float, flo
     scenario and effect, averaged over the perturbations the grid gives it;
     the writing at the cost per character of text of the records made
     (:func:`_writing_seconds_per_char`)."""
-    from .task import Dataset, one_thread, record, release
+    from .task import Dataset, record, release
 
     cells = {}   # method -> (its first cell's scenario and effect, its N, its perturbations)
     seen = {}    # (method, block id) -> block: the cells of a block are read once per method
@@ -322,22 +322,21 @@ def timed_costs(g: Grid, methods: tuple[str, ...]) -> dict[str, tuple[float, flo
         records.extend(recs)
         return seconds, sum(text_chars(rec) for rec in recs)
 
-    with one_thread():   # as the build releases them
-        for method in methods:
-            (scenario, effect), sizes, perturbations = cells[method]
-            small = min(sizes)
-            large = max([n for n in sizes if n <= SAMPLE_MAX_N], default=small)
-            split = g.split_of(method, scenario)
+    for method in methods:
+        (scenario, effect), sizes, perturbations = cells[method]
+        small = min(sizes)
+        large = max([n for n in sizes if n <= SAMPLE_MAX_N], default=small)
+        split = g.split_of(method, scenario)
 
-            def coords(n: int, perturbation: str) -> list[Coord]:
-                return [Coord(method, scenario, n, effect, perturbation, 0, style, split) for style in g.prompt_styles]
+        def coords(n: int, perturbation: str) -> list[Coord]:
+            return [Coord(method, scenario, n, effect, perturbation, 0, style, split) for style in g.prompt_styles]
 
-            release_and_record(coords(small, perturbations[0]))   # warm-up: imports, caches
-            made[method] = []
-            for n in sorted({small, large}):
-                timed = [release_and_record(coords(n, pert)) for pert in perturbations]
-                made[method].append((_rows(method, n), sum(t for t, _ in timed) / len(timed),
-                                     sum(c for _, c in timed) / len(timed)))
+        release_and_record(coords(small, perturbations[0]))   # warm-up: imports, caches
+        made[method] = []
+        for n in sorted({small, large}):
+            timed = [release_and_record(coords(n, pert)) for pert in perturbations]
+            made[method].append((_rows(method, n), sum(t for t, _ in timed) / len(timed),
+                                 sum(c for _, c in timed) / len(timed)))
     per_char = _writing_seconds_per_char(records) if records else 0.0
     costs = {}
     for method, points in made.items():
@@ -407,7 +406,7 @@ def probe_clipping(root: str, method: str, scenario: str) -> None:
                 raise ScenarioError(f"{where}: drawing a dataset of {n} rows at the {effect} effect fails "
                                     f"({type(exc).__name__}: {' '.join(str(exc).split())})") from None
             clipped.update(kit.clipped_counts(table, columns))
-            rows += kit.rows(table)
+            rows += kit.row_count(table)
         for name, (lo, hi) in ranges.items():
             share = clipped[name] / rows
             if share > SCENARIO_CLIPPED_SHARE:

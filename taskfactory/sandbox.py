@@ -11,10 +11,11 @@ outlives its time, is blamed alone, and the scripts after it run again in a
 new interpreter.
 
 The throwaway folder is in memory (``/dev/shm``) where the machine has one
-with room to spare (:data:`SCRATCH_FREE`): each script's file, its CSV and
-its status are created, read and deleted, and on a disk that file traffic
-cost as much as running the scripts (500 scripts of the paper corpus: 3.2 s
-in ``/tmp``, 1.9 s in ``/dev/shm``). Elsewhere it is the usual temporary folder.
+with room to spare (:data:`SCRATCH_FREE`) and no ``TMPDIR`` names another
+place: each script's file, its CSV and its status are written and read, and
+on a disk that file traffic cost as much as running the scripts (500
+scripts of the paper corpus: 3.2 s in ``/tmp``, 1.9 s in ``/dev/shm``).
+Elsewhere it is the usual temporary folder.
 
 This runs code; :mod:`taskfactory.verify` hands it only scripts it has just
 re-derived itself, byte for byte, from the task's coordinates.
@@ -118,8 +119,10 @@ def _ended(returncode: int) -> str:
 
 def scratch_folder() -> str | None:
     """Where the scripts' throwaway folder goes: :data:`SCRATCH` when it is a
-    writable folder with :data:`SCRATCH_FREE` bytes free, else None (the
-    temporary folder)."""
+    writable folder with :data:`SCRATCH_FREE` bytes free and ``TMPDIR`` is
+    not set, else None (the temporary folder)."""
+    if os.environ.get("TMPDIR"):
+        return None
     try:
         if os.path.isdir(SCRATCH) and os.access(SCRATCH, os.W_OK | os.X_OK) \
                 and shutil.disk_usage(SCRATCH).free >= SCRATCH_FREE:

@@ -85,17 +85,26 @@ def _dependencies(func) -> tuple[list, dict]:
                                         "taskfactory.kit and its own module")
                     stack.append(obj)
                 elif isinstance(obj, PRIMITIVE) or (isinstance(obj, tuple) and all(isinstance(x, PRIMITIVE) for x in obj)):
-                    constants[name] = obj
+                    if constants.setdefault(name, obj) != obj:
+                        raise TypeError(f"two emitted constants are called '{name}'")
                 elif not _is_attribute_only(f, name):
                     raise TypeError(f"{f.__module__}.{f.__name__} uses '{name}' ({type(obj).__name__}); emitted code may "
                                     "use only np, functions of kit or its own module, and plain constants")
-    names = {}
-    for (module, name), f in functions.items():
-        if name in names and names[name] is not f:
-            raise TypeError(f"two emitted functions are called '{name}'")
-        names[name] = f
     ordered = sorted(functions.values(), key=lambda f: (f.__module__ != kit.__name__, f.__module__, f.__code__.co_firstlineno))
     return ordered, constants
+
+
+def _check_names(funcs: list, constants: dict) -> None:
+    """TypeError when two emitted functions, or a function and a constant,
+    share a name: the script would keep only the last one defined."""
+    names = {}
+    for f in funcs:
+        if f.__name__ in names and names[f.__name__] is not f:
+            raise TypeError(f"two emitted functions are called '{f.__name__}'")
+        names[f.__name__] = f
+    for name in constants:
+        if name in names:
+            raise TypeError(f"an emitted function and a constant are both called '{name}'")
 
 
 @lru_cache(maxsize=None)
@@ -107,7 +116,10 @@ def emitted_source(generate) -> str:
         more, more_constants = _dependencies(root)
         funcs += [f for f in more if id(f) not in seen]
         seen |= {id(f) for f in more}
-        constants.update(more_constants)
+        for name, value in more_constants.items():
+            if constants.setdefault(name, value) != value:
+                raise TypeError(f"two emitted constants are called '{name}'")
+    _check_names(funcs, constants)
     funcs.sort(key=lambda f: (f.__module__ != kit.__name__, f.__module__, f.__code__.co_firstlineno))
     parts = [f"{name} = {value!r}" for name, value in sorted(constants.items())]
     for f in funcs:

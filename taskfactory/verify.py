@@ -41,7 +41,7 @@ from .sandbox import Limits, run_scripts
 from .shards import FIELDS, roles_of, schema
 from .scenarios import scenario_setting, use_scenario_setting
 from .script import behaviour
-from .task import Dataset, ids, one_thread, record, release
+from .task import Dataset, ids, record, release
 
 #: Tasks the command line re-derives when given neither ``--sample`` nor ``--all``.
 DEFAULT_SAMPLE = 1000
@@ -252,23 +252,22 @@ def _check_chunk(grid_spec: dict, tasks: list[dict], limits: Limits,
     records_ok = 0
     cache: dict[str, Dataset | object] = {}
     outcomes = []   # per task, in order: its re-derived record, or why there is none
-    with one_thread():   # as the build releases them
-        for rec in tasks:
-            tid = rec["task_id"]
-            try:
-                c = coord_of(grid, rec)
-            except ValueError as exc:
-                outcomes.append(f"cannot be re-derived: {exc}")
-                continue
-            task_id, data_id, _ = ids(grid, c)
-            if task_id != tid:
-                outcomes.append(f"task_id differs from the id of its coordinates ({task_id})")
-                continue
-            if data_id not in cache:
-                cache[data_id] = release(grid, c)
-            ds = cache[data_id]
-            outcomes.append(record(grid, c, ds) if isinstance(ds, Dataset)
-                            else f"its coordinates give no dataset: {ds.reasons[-1]}")
+    for rec in tasks:
+        tid = rec["task_id"]
+        try:
+            c = coord_of(grid, rec)
+        except ValueError as exc:
+            outcomes.append(f"cannot be re-derived: {exc}")
+            continue
+        task_id, data_id, _ = ids(grid, c)
+        if task_id != tid:
+            outcomes.append(f"task_id differs from the id of its coordinates ({task_id})")
+            continue
+        if data_id not in cache:
+            cache[data_id] = release(grid, c)
+        ds = cache[data_id]
+        outcomes.append(record(grid, c, ds) if isinstance(ds, Dataset)
+                        else f"its coordinates give no dataset: {ds.reasons[-1]}")
     derived_records = iter(as_stored([o for o in outcomes if isinstance(o, dict)], stored))
     for rec, outcome in zip(tasks, outcomes):
         tid = rec["task_id"]

@@ -585,8 +585,8 @@ def test_resume_reuses_the_finished_parts_of_an_unfinished_shard(chunky, chunk_r
     state = target / ".build"
     parts = [f"train-00000-of-00001-part-{j:05d}.parquet" for j in range(3)]
     assert built == parts and list((target / "data").iterdir()) == []
-    assert sorted(p.name for p in state.iterdir()) == sorted(   # the shard holds the first parts so far
-        ["plan.json", *parts, *(f"{p}.rejects.jsonl" for p in parts), "train-00000-of-00001.parquet"])
+    assert sorted(p.name for p in state.iterdir()) == sorted(   # the shard as far as it got is dropped
+        ["plan.json", *parts, *(f"{p}.rejects.jsonl" for p in parts)])
     plan = json.loads((state / "plan.json").read_text())
     assert plan["shards"] == ["train-00000-of-00001.parquet", "test-00000-of-00001.parquet"]
     assert plan["parts"] == [f"train-00000-of-00001-part-{j:05d}.parquet" for j in range(10)] + \
@@ -609,7 +609,7 @@ def test_resume_after_a_finished_shard_reuses_it(chunky, chunk_rows_10, tmp_path
     assert [p.name for p in (target / "data").iterdir()] == ["train-00000-of-00001.parquet"]
     assert sorted(p.name for p in (target / ".build").iterdir()) == [
         "plan.json", "test-00000-of-00001-part-00000.parquet", "test-00000-of-00001-part-00000.parquet.rejects.jsonl",
-        "test-00000-of-00001.parquet", "train-00000-of-00001.parquet.rejects.jsonl"]
+        "train-00000-of-00001.parquet.rejects.jsonl"]
     monkeypatch.undo()
     monkeypatch.setattr(importlib.import_module("taskfactory.plan"), "CHUNK_ROWS", 10)
     summary = tf.build(CHUNKY, target, resume=True)
@@ -659,8 +659,7 @@ def test_two_attempts_at_one_chunk_at_once_leave_the_one_part(chunky, chunk_rows
 
 
 def _leave_parts(monkeypatch, target: Path) -> Path:
-    """An unfinished build of CHUNKY in ``target``: 3 parts of the train shard
-    (and the shard, holding them so far); returns its state folder."""
+    """An unfinished build of CHUNKY in ``target``: 3 parts of the train shard; returns its state folder."""
     _fail_after(monkeypatch, 3)
     with pytest.raises(KeyboardInterrupt):
         tf.build(CHUNKY, target)
@@ -718,4 +717,26 @@ def test_a_plan_listing_what_is_no_part_of_its_shards_is_refused(chunk_rows_10, 
         tf.build(CHUNKY, target, overwrite=True)
     assert str(err.value) == (f"output folder {target} holds a .build folder that is not a taskfactory build's "
                               "('parts' must list part file names of the listed shards); refusing to touch it")
-    assert len(list(state.iterdir())) == 8   # plan.json, 3 parts, their rejects, the shard as far as it got
+    assert len(list(state.iterdir())) == 7
+
+
+def test_datasets_are_released_on_one_thread_and_the_process_keeps_its_setting(tmp_path, monkeypatch):
+    """Each release runs the numerical libraries on one thread, and two
+    threads releasing at once (the threading backend) leave the process's
+    own setting as it was."""
+    from threadpoolctl import threadpool_info
+
+    def threads():
+        return [lib["num_threads"] for lib in threadpool_info()]
+
+    task = importlib.import_module("taskfactory.task")
+    before, seen, real = threads(), [], task.prepare
+
+    def watched(*args, **kwargs):
+        seen.append(threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(task, "prepare", watched)
+    tf.build(GRID, tmp_path / "c", jobs=2, backend="threading")
+    assert seen and all(s == [1] * len(before) for s in seen)
+    assert threads() == before

@@ -230,3 +230,21 @@ def test_a_dataset_whose_range_clipped_too_much_is_rejected(rows, clipped, rejec
     with pytest.raises(DataError) as err:
         _check_clipping({"y": clipped}, rows)
     assert str(err.value) == f"{clipped} of {rows} values of 'y' fell outside its plausible range and were clipped"
+
+
+ROWS = 3
+
+
+def _generate_with_a_helper_named_like_kits(condition, rng):
+    return row_count({"y": rng.normal(size=ROWS)})
+
+
+def row_count(table):   # the name of a kit helper the emitted script also carries
+    return table
+
+
+def test_emitted_code_refuses_two_functions_of_one_name():
+    """A family helper named like a kit helper would silently replace it in the script."""
+    with pytest.raises(TypeError) as err:
+        emitted_source(_generate_with_a_helper_named_like_kits)
+    assert str(err.value) == "two emitted functions are called 'row_count'"

@@ -53,6 +53,7 @@ def test_scripts_see_an_empty_environment_and_a_throwaway_folder(tmp_path, monke
 def test_the_throwaway_folder_is_in_memory_only_with_room_to_spare(tmp_path, monkeypatch):
     from taskfactory import sandbox
 
+    monkeypatch.delenv("TMPDIR", raising=False)
     monkeypatch.setattr(sandbox, "SCRATCH", str(tmp_path))
     monkeypatch.setattr(sandbox, "SCRATCH_FREE", 1)
     assert sandbox.scratch_folder() == str(tmp_path)
@@ -60,6 +61,9 @@ def test_the_throwaway_folder_is_in_memory_only_with_room_to_spare(tmp_path, mon
     (outcome,) = run_scripts([script])
     assert outcome.sha256 == sha(str(tmp_path))
     assert list(tmp_path.iterdir()) == []          # the folder is gone with the run
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "elsewhere"))
+    assert sandbox.scratch_folder() is None        # the user named the temporary folder
+    monkeypatch.delenv("TMPDIR")
     monkeypatch.setattr(sandbox, "SCRATCH_FREE", 1 << 62)
     assert sandbox.scratch_folder() is None        # too little room: the temporary folder
     monkeypatch.setattr(sandbox, "SCRATCH_FREE", 1)
