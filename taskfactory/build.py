@@ -201,9 +201,11 @@ class ShardAssembly:
     def abort(self) -> None:
         """Drop the shard as far as it got (its parts stay)."""
         if self.writer is not None:
-            self.writer.close()
-            self.writer = None
-            (self.out / STATE / self.shard).unlink(missing_ok=True)
+            writer, self.writer = self.writer, None
+            try:
+                writer.close()
+            finally:
+                (self.out / STATE / self.shard).unlink(missing_ok=True)
 
 
 def _chunk_jobs(g: Grid, p: Plan, skip: set[str]):
@@ -451,7 +453,10 @@ def _run_chunks(out: Path, g: Grid, p: Plan, parallel, address: str | None, prog
                     bar.update(rows_of[part])
     except BaseException:
         for assembly in assemblies:
-            assembly.abort()
+            try:
+                assembly.abort()
+            except OSError:
+                pass   # the build's own error is the one to report; --resume starts the shard again
         raise
     finally:
         if bar:

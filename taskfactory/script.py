@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import math
 import textwrap
 import types
 from functools import lru_cache
@@ -85,13 +86,22 @@ def _dependencies(func) -> tuple[list, dict]:
                                         "taskfactory.kit and its own module")
                     stack.append(obj)
                 elif isinstance(obj, PRIMITIVE) or (isinstance(obj, tuple) and all(isinstance(x, PRIMITIVE) for x in obj)):
-                    if constants.setdefault(name, obj) != obj:
-                        raise TypeError(f"two emitted constants are called '{name}'")
+                    _add_constant(constants, name, obj)
                 elif not _is_attribute_only(f, name):
                     raise TypeError(f"{f.__module__}.{f.__name__} uses '{name}' ({type(obj).__name__}); emitted code may "
                                     "use only np, functions of kit or its own module, and plain constants")
     ordered = sorted(functions.values(), key=lambda f: (f.__module__ != kit.__name__, f.__module__, f.__code__.co_firstlineno))
     return ordered, constants
+
+
+def _add_constant(constants: dict, name: str, value) -> None:
+    """Add a constant the emitted code uses, written by ``repr``; TypeError
+    for a number ``repr`` does not write as Python (inf, nan) and when another
+    constant of that name is there already."""
+    if any(isinstance(x, float) and not math.isfinite(x) for x in (value if isinstance(value, tuple) else (value,))):
+        raise TypeError(f"emitted constant '{name}' is {value!r}; emitted constants are finite numbers")
+    if constants.setdefault(name, value) != value:
+        raise TypeError(f"two emitted constants are called '{name}'")
 
 
 def _check_names(funcs: list, constants: dict) -> None:
@@ -117,8 +127,7 @@ def emitted_source(generate) -> str:
         funcs += [f for f in more if id(f) not in seen]
         seen |= {id(f) for f in more}
         for name, value in more_constants.items():
-            if constants.setdefault(name, value) != value:
-                raise TypeError(f"two emitted constants are called '{name}'")
+            _add_constant(constants, name, value)
     _check_names(funcs, constants)
     funcs.sort(key=lambda f: (f.__module__ != kit.__name__, f.__module__, f.__code__.co_firstlineno))
     parts = [f"{name} = {value!r}" for name, value in sorted(constants.items())]

@@ -248,3 +248,17 @@ def test_emitted_code_refuses_two_functions_of_one_name():
     with pytest.raises(TypeError) as err:
         emitted_source(_generate_with_a_helper_named_like_kits)
     assert str(err.value) == "two emitted functions are called 'row_count'"
+
+
+NOT_A_NUMBER = float("nan")
+
+
+def _generate_using_nan(condition, rng):
+    return {"y": rng.normal(size=condition.n) * NOT_A_NUMBER}
+
+
+def test_an_emitted_constant_must_be_written_as_python():
+    """repr writes a NaN as 'nan', which the script could not run."""
+    with pytest.raises(TypeError) as err:
+        emitted_source(_generate_using_nan)
+    assert str(err.value) == "emitted constant 'NOT_A_NUMBER' is nan; emitted constants are finite numbers"
