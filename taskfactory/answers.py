@@ -16,19 +16,23 @@ yes_no        yes_no                      exactly equal
 ============  ==========================  ==========================================
 
 A loose tolerance (0.01 for numbers) is reported beside the strict one as a
-metric. Parsing a completion into an answer is :mod:`taskfactory.reward`'s job;
+metric. Reading a completion into an answer is :mod:`taskfactory.completions`' job;
 :meth:`AnswerSpec.score` compares parsed values.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from scipy.special import ndtri
 
 #: z of a p-value is capped here when answers are scored.
 SCORE_Z_CAP = 5.0
+#: The decisions a p-value answer (and a gold) may hold.
+REJECT, FAIL = DECISIONS = ("reject", "fail to reject")
 #: Fields of the record's ``gold`` struct, in order; a kind fills some of them.
 GOLD_FIELDS = ("kind", "p_value", "decision", "estimate", "low", "high", "integer", "yes_no")
 
@@ -91,3 +95,38 @@ COUNT = AnswerSpec("count", ("integer",), "End your answer with exactly this lin
 YES_NO = AnswerSpec("yes_no", ("yes_no",), "End your answer with exactly this line:\nANSWER: <yes | no>")
 
 KINDS = {spec.kind: spec for spec in (P_VALUE, ESTIMATE, INTERVAL, INTEGER, COUNT, YES_NO)}
+
+
+def value_problem(field: str, value) -> str | None:
+    """Why ``value`` cannot be a gold's (or an accepted test's) ``field``, or
+    None: a p-value is a real number in [0, 1], a decision one of
+    :data:`DECISIONS`, an estimate or an interval's end a finite real number,
+    an integer a whole number, a yes/no a boolean."""
+    if field == "decision":
+        return None if isinstance(value, str) and value in DECISIONS else f"is {value!r:.60}, not reject or fail to reject"
+    if field == "yes_no":
+        return None if isinstance(value, bool) else f"is {value!r:.60}, not true or false"
+    if field == "integer":
+        ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        return None if ok else f"is {value!r:.60}, not a whole number"
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    if field == "p_value":
+        return None if real and 0.0 <= value <= 1.0 else f"is {value!r:.60}, not a p-value in [0, 1]"
+    return None if real else f"is {value!r:.60}, not a finite number"
+
+
+def gold_problem(gold) -> str | None:
+    """Why ``gold`` (a record's gold struct) cannot grade answers, naming the
+    field (``gold.p_value is nan, not a p-value in [0, 1]``), or None."""
+    if not isinstance(gold, Mapping):
+        return f"gold is {type(gold).__name__}, not a mapping"
+    spec = KINDS.get(gold.get("kind")) if isinstance(gold.get("kind"), str) else None
+    if spec is None:
+        return f"gold.kind is {gold.get('kind')!r:.60}, not one of {', '.join(KINDS)}"
+    for field in spec.fields:
+        problem = None if field == "kind" else value_problem(field, gold.get(field))
+        if problem:
+            return f"gold.{field} {problem}"
+    if spec.kind == "interval" and gold["low"] > gold["high"]:
+        return f"gold.low ({gold['low']!r}) is above gold.high ({gold['high']!r})"
+    return None

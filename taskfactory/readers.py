@@ -239,7 +239,7 @@ def load_yaml(path, error, what: str = "file"):
 
 # --- JSON -------------------------------------------------------------------------
 
-def _depth(obj, limit: int) -> bool:
+def nested_within(obj, limit: int) -> bool:
     """True when ``obj`` nests at most ``limit`` levels of lists and dicts."""
     stack = [(obj, 1)]
     while stack:
@@ -261,6 +261,6 @@ def parse_json(text: str, where: str, error, max_depth: int = MAX_DEPTH):
         raise error(f"{where}: not valid JSON (a number of more than 4300 digits)") from None
     except RecursionError:
         raise error(f"{where}: nested more than {max_depth} levels deep") from None
-    if not _depth(data, max_depth):
+    if not nested_within(data, max_depth):
         raise error(f"{where}: nested more than {max_depth} levels deep")
     return data

@@ -18,305 +18,39 @@ decision; any other name, the naive test's included, against the canonical
 gold. ``method_aware=False`` gives the paper's reward exactly.
 
 A *task* is a corpus record (a mapping with ``method``, ``gold`` and
-``accepted``) or the same fields as :func:`ground_truth` writes them.
+``accepted``) or the same fields as :func:`ground_truth` writes them; a task
+whose gold cannot grade (a p-value outside [0, 1], an unknown decision or
+kind) raises :class:`~taskfactory.errors.InputError`. Reading the answer out
+of a completion is :mod:`taskfactory.completions`' job: total and bounded,
+it never raises.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
-from .answers import KINDS, P_VALUE, capped_z
+from .answers import KINDS, P_VALUE, capped_z, gold_problem, value_problem
+from .completions import (Answer, Invalid, answer_from_fields, parse_answer, parse_decision, parse_integer,
+                          parse_number, parse_p_value, parse_yes_no)
 from .errors import InputError
 from .testnames import TestName, identify
+
+__all__ = ["Answer", "Invalid", "RewardResult", "answer_from_fields", "compute_score", "ground_truth", "named_test",
+           "parse_answer", "parse_decision", "parse_integer", "parse_number", "parse_p_value", "parse_yes_no",
+           "reward", "sft_keep"]
 
 #: Weights of the p-value and decision parts of the reward, and sigma.
 WEIGHT_P, WEIGHT_DECISION, SIGMA = 0.9, 0.1, 1.0
 #: |log10 p_hat - log10 p*| a trajectory may miss by and still be kept for SFT.
 SFT_LOG10_TOLERANCE = 1.0
-REJECT, FAIL = "reject", "fail to reject"
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What a completion answers: the fields of its kind (``p_value`` and
-    ``decision``; ``estimate``; ``low`` and ``high``; ``integer``;
-    ``yes_no``) and the METHOD line, when there is one."""
-
-    values: dict
-    method: str | None = None
-
-
-@dataclass(frozen=True)
-class Invalid:
-    """A completion without a usable answer, and why."""
-
-    reason: str
-
-
-# -- numbers ------------------------------------------------------------------------
-
-_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
-_NUM = r"(?:\d+(?:\.\d*)?|\.\d+)"
-_POWER = r"\^?\s*\{?\(?\s*(?P<NAME>[+-]?\d+)\s*\)?\}?"
-_NUMBER = re.compile(
-    rf"^(?P<sign>[+-]?)\s*(?:(?P<m>{_NUM})\s*(?:e\s*(?P<e1>[+-]?\d+)|(?:x|\*|\\times|\\cdot)\s*10\s*"
-    + _POWER.replace("NAME", "e2") + r")?|10\s*" + _POWER.replace("NAME", "e3") + r")$")
-_P_LABEL = re.compile(r"^(?:p(?:[\s._-]*values?)?|pr?\s*\(\s*>\s*\|?\w+\|?\s*\))\s*", re.I)
-_RELATION = re.compile(r"^(<=|>=|≤|≥|<|>|=|≈|~|:)\s*")
-
-
-def _clean(value: str) -> str:
-    """Markdown, LaTeX dollars, unicode minus and multiplication signs and
-    superscript exponents written plainly; surrounding punctuation dropped."""
-    value = value.translate(_SUPERSCRIPT)
-    value = value.replace("−", "-").replace("×", "x").replace("·", "x").replace("⋅", "x")
-    value = re.sub(r"\*\*|^\s*\*|\*\s*$|[`$_]|\\\(|\\\)", "", value)
-    value = re.sub(r"\([^()]*[a-zA-Z][^()]*\)\s*$", "", value.strip())   # a trailing remark "(two-sided)"
-    return value.strip().rstrip(".,;").strip()
-
-
-def parse_number(text: str) -> float | Invalid:
-    """One real number written as people write them (``1.2e-05``, ``.03``,
-    ``1.2 x 10^-5``, ``1.2×10⁻⁵``, ``-3.5``)."""
-    value = _clean(text)
-    if "%" in value:
-        return Invalid(f"'{text.strip()[:60]}' is a percentage")
-    m = _NUMBER.match(value.lower())
-    if not m:
-        several = len(re.findall(r"\d+(?:\.\d+)?", value)) > 1
-        what = "several numbers or a range" if several else "not a number"
-        return Invalid(f"'{text.strip()[:60]}' is {what}")
-    if m.group("m") is None:
-        x = 10.0 ** int(m.group("e3"))
-    else:
-        exp = m.group("e1") or m.group("e2")
-        try:
-            x = float(f"{m.group('m')}e{exp}") if exp else float(m.group("m"))
-        except OverflowError:
-            return Invalid(f"'{text.strip()[:60]}' is out of range")
-    return -x if m.group("sign") == "-" else x
-
-
-def parse_p_value(text: str) -> float | Invalid:
-    """A p-value: a number in [0, 1], optionally after ``p``, ``p-value`` and
-    ``=``, or an upper bound ``p < 2.2e-16`` (R's printout, read as the bound).
-    A lower bound (``p > 0.05``), a percentage, a range or a number above 1 is
-    not a p-value."""
-    value = _clean(text)
-    value = _P_LABEL.sub("", value)
-    rel = _RELATION.match(value)
-    if rel:
-        if rel.group(1) in (">", ">=", "≥"):
-            return Invalid(f"'{text.strip()[:60]}' is a lower bound, not a p-value")
-        value = value[rel.end():]
-    x = parse_number(value)
-    if isinstance(x, Invalid):
-        return x
-    if not 0.0 <= x <= 1.0:
-        return Invalid(f"p-value {x:g} is outside [0, 1]")
-    return x
-
-
-def parse_decision(text: str) -> str | Invalid:
-    """``reject`` or ``fail to reject`` (also "do not reject", "retain H0",
-    "reject the null hypothesis")."""
-    t = re.sub(r"[^a-z0-9 ]+", " ", text.lower().replace("'", "")).split()
-    phrase = " ".join(t)
-    if re.search(r"\b(fail(s|ed)? to reject|not reject|cannot reject|retain|accept (the )?(null|h0))\b", phrase):
-        return FAIL
-    if (t and t[0] == "reject") or phrase.startswith(("we reject", "i reject")) or \
-            re.search(r"\baccept (the )?(alternative|h1|ha)\b", phrase):
-        return REJECT
-    return Invalid(f"decision '{text.strip()[:60]}' is neither reject nor fail to reject")
-
-
-def parse_yes_no(text: str) -> bool | Invalid:
-    t = re.sub(r"[^a-z]+", " ", text.lower()).split()
-    if t and t[0] in ("yes", "no"):
-        return t[0] == "yes"
-    return Invalid(f"'{text.strip()[:60]}' is neither yes nor no")
-
-
-def parse_integer(text: str) -> int | Invalid:
-    x = parse_number(text)
-    if isinstance(x, Invalid):
-        return x
-    if not math.isfinite(x) or x != int(x):
-        return Invalid(f"'{text.strip()[:60]}' is not a whole number")
-    return int(x)
-
-
-# -- answer blocks ---------------------------------------------------------------------
-
-#: The labels a line of an answer block may carry (lower case; spaces,
-#: underscores and hyphens equivalent), by what the line holds.
-_LABELS = {
-    "method": ("method", "test", "test used"),
-    "p_value": ("p_value", "p value", "pvalue", "p"),
-    "decision": ("decision",),
-    "estimate": ("estimate",),
-    "low": ("lower", "low", "lower bound"),
-    "high": ("upper", "high", "upper bound"),
-    "answer": ("answer",),
-    "count": ("count",),
-}
-#: Per answer kind: (label, field of the answer) of the lines of its block.
-_BLOCK = {
-    "p_value": (("p_value", "p_value"), ("decision", "decision")),
-    "estimate": (("estimate", "estimate"),),
-    "interval": (("low", "low"), ("high", "high")),
-    "integer": (("answer", "integer"),),
-    "count": (("count", "integer"),),
-    "yes_no": (("answer", "yes_no"),),
-}
-#: A labelled line: ``LABEL: value`` with markdown around either (labels are
-#: short, so matching stays linear in the line's length).
-_LINE = re.compile(r"^[\s>*#_`-]{0,8}(?P<label>[a-z][a-z _-]{0,24}?)[\s*_`]{0,4}[:=](?P<value>.*)$", re.I)
-
-
-def _label(text: str) -> str:
-    return re.sub(r"[\s_-]+", " ", text.strip().lower())
-
-
-def _value(m: re.Match) -> str:
-    return m.group("value").strip().strip("*_`").strip()
-
-
-def _blocks(lines: list[str], kind: str) -> list[tuple[int, dict]]:
-    """Complete answer blocks of ``kind`` (plus an optional METHOD line), as
-    {field: text}, with the line index each ends on. A block completes when all
-    its lines are seen; a line seen twice before that starts a new block; a
-    METHOD line right after a block without one joins it."""
-    block = dict(_BLOCK[kind])
-    wanted = {_label(lbl): key for key in ("method", *block) for lbl in _LABELS[key]}
-    blocks, current = [], {}
-    for i, line in enumerate(lines):
-        m = _LINE.match(line)
-        if not m or _label(m.group("label")) not in wanted:
-            continue
-        key, value = wanted[_label(m.group("label"))], _value(m)
-        if key == "method" and not current and blocks and "method" not in blocks[-1][1]:
-            blocks[-1][1]["method"] = value
-            continue
-        if key in current:
-            current = {}
-        current[key] = value
-        if all(k in current for k in block):
-            blocks.append((i, {block.get(k, k): v for k, v in current.items()}))
-            current = {}
-    return blocks
-
-
-_FIELD_PARSERS = {"p_value": parse_p_value, "decision": parse_decision, "estimate": parse_number,
-                  "low": parse_number, "high": parse_number, "integer": parse_integer, "yes_no": parse_yes_no}
-
-
-def _fields_answer(raw: Mapping, fields: tuple[str, ...]) -> Answer | Invalid:
-    values = {}
-    for f in fields:
-        v = raw.get(f)
-        if v is None:
-            return Invalid(f"the answer has no {f}")
-        if isinstance(v, bool) and f != "yes_no":
-            return Invalid(f"{f} is {v!r}")
-        parsed = _FIELD_PARSERS[f](str(v) if not isinstance(v, bool) else ("yes" if v else "no"))
-        if isinstance(parsed, Invalid):
-            return parsed
-        values[f] = parsed
-    method = raw.get("method")
-    return Answer(values, str(method) if method is not None else None)
-
-
-def answer_from_fields(raw: Mapping, kind: str = "p_value") -> Answer | Invalid:
-    """An answer given as fields (a JSON object, a predictions row): those of
-    ``kind`` (``p_value`` and ``decision``; ``estimate``; ``low`` and
-    ``high``; ``integer`` or ``answer``/``count``; ``yes_no`` or ``answer``)
-    and an optional ``method``."""
-    return _fields_answer(_named_fields(raw, kind), _gold_fields(kind))
-
-
-def _named_fields(raw: Mapping, kind: str) -> dict:
-    """``raw`` with keys lower-cased (``p-value`` as ``p_value``) and the
-    labels of ``kind``'s block (``answer``, ``count``) read as its fields."""
-    out = {str(k).lower().replace("-", "_").replace(" ", "_"): v for k, v in raw.items()}
-    for label, name in _BLOCK[kind]:
-        if name not in out and label in out:
-            out[name] = out[label]
-    return out
-
-
-def _json_objects(text: str) -> list[tuple[int, dict]]:
-    """Flat JSON objects in ``text`` with the offset each ends at."""
-    out = []
-    for m in re.finditer(r"\{[^{}]*\}", text):
-        try:
-            obj = json.loads(m.group(0))
-        except ValueError:
-            continue
-        if isinstance(obj, dict):
-            out.append((m.end(), obj))
-    return out
-
-
-def _gold_fields(kind: str) -> tuple[str, ...]:
-    spec = KINDS.get(kind)
-    if spec is None:
-        raise ValueError(f"unknown answer kind '{kind}'; known: {', '.join(KINDS)}")
-    return tuple(f for f in spec.fields if f != "kind")
-
-
-def parse_answer(text, kind: str = "p_value") -> Answer | Invalid:
-    """The answer a completion gives for a task of answer ``kind``.
-
-    p-value tasks: the last complete METHOD / P_VALUE / DECISION block (METHOD
-    optional), or the last JSON object with ``p_value`` and ``decision``,
-    whichever ends later. Closed-form kinds: the last non-empty line first
-    (labelled or bare), then the last labelled block or JSON object in the
-    whole completion. Returns :class:`Answer` or :class:`Invalid`.
-    """
-    fields = _gold_fields(kind)
-    if not isinstance(text, str) or not text.strip():
-        return Invalid("the completion is empty")
-    lines = text.splitlines()
-    if kind != "p_value":
-        answer = _closed_form_line(next(ln for ln in reversed(lines) if ln.strip()), kind, fields)
-        if isinstance(answer, Answer):
-            return answer
-    ends = [0]
-    for line in lines:
-        ends.append(ends[-1] + len(line) + 1)
-    found = [(ends[i + 1], raw) for i, raw in _blocks(lines, kind)]
-    for end, obj in _json_objects(text):
-        obj = _named_fields(obj, kind)
-        if all(f in obj for f in fields):
-            found.append((end, obj))
-    if not found:
-        want = " / ".join(label.upper() for label, _ in _BLOCK[kind])
-        return Invalid(f"no complete {want} answer block")
-    return _fields_answer(max(found, key=lambda item: item[0])[1], fields)
-
-
-def _closed_form_line(line: str, kind: str, fields: tuple[str, ...]) -> Answer | Invalid:
-    """A closed-form answer written on one line, labelled or bare
-    (``0.4312``; ``0.1234, 0.5678``; ``[0.1234, 0.5678]``; ``yes``)."""
-    m = _LINE.match(line)
-    if m and _label(m.group("label")) not in {_label(lbl) for key, _ in _BLOCK[kind] for lbl in _LABELS[key]}:
-        return Invalid("the last line answers something else")
-    value = _value(m) if m else line
-    if kind == "interval":
-        parts = [p for p in re.split(r"\s*(?:,|;|\bto\b)\s*", re.sub(r"^[\[(]|[\])]\s*\.?$", "", value.strip())) if p]
-        if len(parts) != 2:
-            return Invalid("no interval on the last line")
-        low, high = parse_number(parts[0]), parse_number(parts[1])
-        if isinstance(low, Invalid) or isinstance(high, Invalid):
-            return Invalid("no interval on the last line")
-        return Answer({"low": low, "high": high})
-    return _fields_answer({fields[0]: value}, fields)
+#: A METHOD line longer than this names no test (and is not cached).
+MAX_METHOD_CHARS = 300
+#: METHOD lines remembered with the test they name (each at most MAX_METHOD_CHARS long).
+METHOD_CACHE_LINES = 4096
 
 
 # -- reward ----------------------------------------------------------------------------
@@ -357,17 +91,36 @@ def _invalid(reason: str, graded_against: str | None = None) -> RewardResult:
 
 
 def _task_fields(task) -> tuple[str, dict, list]:
-    """(family name, gold, accepted) of a record or a ground truth (dict or JSON)."""
-    if isinstance(task, str):
-        task = json.loads(task)
-    if not isinstance(task, Mapping):
-        raise TypeError(f"a task is a record or a ground truth mapping, got {type(task).__name__}")
-    gold = task.get("gold")
-    if isinstance(gold, str):
-        gold = json.loads(gold)
-    if not isinstance(gold, Mapping) or gold.get("kind") not in KINDS:
-        raise ValueError("the task has no gold of a known answer kind")
-    return str(task.get("method", "")), dict(gold), list(task.get("accepted") or [])
+    """(family name, gold, accepted) of a record or a ground truth (a mapping
+    or its JSON); InputError naming the field that cannot grade an answer."""
+    task = _mapping(task, "the task")
+    gold = _mapping(task.get("gold"), "the task's gold")
+    problem = gold_problem(gold)
+    if problem:
+        raise InputError(f"the task's {problem}")
+    accepted = task.get("accepted") or []
+    if not isinstance(accepted, (list, tuple)):
+        raise InputError(f"the task's accepted is {type(accepted).__name__}, not a list")
+    for i, alt in enumerate(accepted):
+        if not isinstance(alt, Mapping) or not isinstance(alt.get("method"), str):
+            raise InputError(f"the task's accepted[{i}] has no method name")
+        for field in ("p_value", "decision") if alt.get("p_value") is not None else ():
+            problem = value_problem(field, alt.get(field))
+            if problem:
+                raise InputError(f"the task's accepted[{i}].{field} {problem}")
+    return str(task.get("method", "")), dict(gold), list(accepted)
+
+
+def _mapping(value, what: str) -> Mapping:
+    """``value``, or the JSON object its text holds, as a mapping."""
+    if isinstance(value, (str, bytes)):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            raise InputError(f"{what} is text that is not a JSON object") from None
+    if not isinstance(value, Mapping):
+        raise InputError(f"{what} is {type(value).__name__}, not a mapping (a record or a ground truth)")
+    return value
 
 
 def _names(family_name: str) -> tuple[TestName | None, dict[str, TestName]]:
@@ -392,13 +145,16 @@ def _names_of(registered: tuple) -> list[TestName]:
 def _identify(method_line: str, family_name: str) -> tuple[TestName | None, str | None]:
     """(the test ``method_line`` names, the accepted alternative of family
     ``family_name`` it is, or None). Answers repeat their METHOD lines, so
-    each line is read once per family and set of registered families."""
+    each line is read once per family and set of registered families; a line
+    longer than :data:`MAX_METHOD_CHARS` names none."""
     from .registry import families
 
+    if len(method_line) > MAX_METHOD_CHARS:
+        return None, None
     return _identified(method_line, family_name, tuple(families()))
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=METHOD_CACHE_LINES)
 def _identified(method_line: str, family_name: str, registered: tuple) -> tuple[TestName | None, str | None]:
     canonical, alternatives = _names(family_name)
     prefer = [n for n in (canonical, *alternatives.values()) if n is not None]

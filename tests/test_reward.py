@@ -16,11 +16,19 @@ from taskfactory.readers import load_yaml
 from taskfactory.errors import ScenarioError
 from taskfactory.reward import (Answer, Invalid, compute_score, ground_truth, parse_answer, parse_p_value, reward,
                                 sft_keep)
-from taskfactory.score import pass_at_k, score
+from taskfactory.errors import InputError
+from taskfactory.score import pass_at_k, reported_ks, score
 
 from conftest import PINNED
 
 GOLDEN = load_yaml(Path(__file__).parent / "golden" / "completions.yaml", ScenarioError, "golden completions")
+
+
+def golden_text(text) -> str:
+    """A golden case's text: as written, or its pieces joined ({repeat, times} written out)."""
+    if isinstance(text, str):
+        return text
+    return "".join(p if isinstance(p, str) else p["repeat"] * p["times"] for p in text)
 
 
 def task(p: float, decision: str, method: str = "welch_t", accepted=()) -> dict:
@@ -32,15 +40,22 @@ def block(p, decision="reject", method="Welch two-sample t-test") -> str:
     return f"METHOD: {method}\nP_VALUE: {p!r}\nDECISION: {decision}"
 
 
-@pytest.mark.parametrize("case", GOLDEN, ids=lambda c: c["name"])
-def test_golden_completions_parse_as_pinned(case):
-    got = parse_answer(case["text"], case.get("kind", "p_value"))
+@pytest.mark.parametrize("case", GOLDEN["completions"], ids=lambda c: c["name"])
+def test_golden_completions_parse_and_score_as_pinned(case):
+    kind = case.get("kind", "p_value")
+    text = golden_text(case["text"])
+    got = parse_answer(text, kind)
     if "invalid" in case:
         assert got == Invalid(case["invalid"])
     else:
         want = dict(case["answer"])
         method = want.pop("method", None)
         assert got == Answer(want, method)
+    result = reward(GOLDEN["tasks"][case.get("task", GOLDEN["kind_task"][kind])], text)
+    assert (result.valid, result.reason) == ("invalid" not in case, case.get("invalid"))
+    assert result.reward == pytest.approx(case["reward"], abs=1e-9)
+    if "method" in case:
+        assert result.method == case["method"]
 
 
 @pytest.mark.parametrize("text, p", [
@@ -216,3 +231,44 @@ def test_score_command_prints_the_table_and_json(corpus):
     assert any(line.startswith("  borderline ") for line in lines)
     as_json = CliRunner().invoke(main, ["score", str(corpus), "--baseline", "naive", "--json"])
     assert json.loads(as_json.output)["overall"]["method_accuracy"] == 0.0
+
+
+def test_predictions_must_be_a_regular_file(corpus, tmp_path):
+    with pytest.raises(InputError) as err:
+        score(corpus, tmp_path)
+    assert str(err.value) == f"{tmp_path}: not a regular file (a folder, FIFO or device); give a JSONL file"
+
+
+def test_pass_at_k_is_linear_and_reported_at_chosen_ks():
+    assert reported_ks(1) == [] and reported_ks(3) == [2, 3]
+    assert reported_ks(3000) == [2, 3, 4, 5, 6, 7, 8, 9, 10, 16, 32, 64, 128, 256, 512, 1024, 2048, 3000]
+    assert pass_at_k(3000, 1500, 1000) == pytest.approx(1 - math.comb(1500, 1000) / math.comb(3000, 1000), rel=1e-12)
+    assert pass_at_k(3000, 0, 7) == 0.0 and pass_at_k(3000, 2994, 7) == 1.0
+
+
+def test_a_task_whose_gold_cannot_grade_is_refused_by_name():
+    for gold, message in [({"kind": "p_value", "p_value": float("nan"), "decision": "reject"},
+                           "the task's gold.p_value is nan, not a p-value in [0, 1]"),
+                          ({"kind": "p_value", "p_value": -0.1, "decision": "reject"},
+                           "the task's gold.p_value is -0.1, not a p-value in [0, 1]"),
+                          ({"kind": "p_value", "p_value": 0.2, "decision": "maybe"},
+                           "the task's gold.decision is 'maybe', not reject or fail to reject"),
+                          ({"kind": "guess"}, "the task's gold.kind is 'guess', not one of p_value, estimate, "
+                                              "interval, integer, count, yes_no"),
+                          ({"kind": "interval", "low": 0.6, "high": 0.2},
+                           "the task's gold.low (0.6) is above gold.high (0.2)")]:
+        with pytest.raises(InputError) as err:
+            reward({"method": "welch_t", "gold": gold}, block(0.2))
+        assert str(err.value) == message
+    with pytest.raises(InputError) as err:
+        reward(task(0.2, "fail to reject", accepted=[{"method": "x", "p_value": 2.0, "decision": "reject"}]), block(0.2))
+    assert str(err.value) == "the task's accepted[0].p_value is 2.0, not a p-value in [0, 1]"
+    with pytest.raises(InputError) as err:
+        compute_score("taskfactory", block(0.2), '[' * 100_000)
+    assert str(err.value) == "the task is text that is not a JSON object"
+
+
+def test_a_completion_that_is_not_text_is_invalid_with_its_type():
+    for value in (None, b"P_VALUE: 0.01\nDECISION: reject", 3, ["METHOD: Welch"]):
+        r = reward(task(0.01, "reject"), value)
+        assert (r.valid, r.reward, r.reason) == (False, 0.0, f"the completion is not text (got {type(value).__name__})")
