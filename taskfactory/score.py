@@ -2,18 +2,26 @@
 mean reward, invalid share and method-name accuracy, overall and by any
 column of the record (``taskfactory score``).
 
-Predictions are JSONL, one answer per line: ``{"task_id", "completion"}`` or
-``{"task_id", "p_value", "decision", "method"}`` (closed-form kinds: the
-fields of their kind), with an optional ``run`` (several answers per task).
-Lines that are not JSON objects, unknown task ids, answers without a
-completion and duplicate (task_id, run) pairs are counted and listed by line
-number; a file with no JSON object line at all is refused.
+Predictions are JSON Lines, one answer per line: ``{"task_id",
+"completion"}`` or ``{"task_id", "p_value", "decision", "method"}``
+(closed-form kinds: the fields of their kind), with an optional ``run``, a
+whole number (several answers per task; ``"3"`` is run 3). The file is read
+as JSON Lines is written: a regular file, split on ``\n`` only (U+2028 inside
+a string is not a line break), lines of at most :data:`MAX_LINE_BYTES`, each
+nested at most :data:`~taskfactory.readers.MAX_DEPTH` deep, a leading UTF-8
+byte-order mark read past and noted. Each completion is read into its answer
+as its line is read, so memory grows with the answers, not their text. Lines
+that are not JSON objects, unknown task ids, answers without a completion and
+duplicate (task_id, run) pairs are counted and listed by line number; a file
+with no JSON object line at all is refused.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +30,8 @@ import numpy as np
 
 from .corpus import is_task_id, iter_records
 from .errors import InputError
-from .reward import Answer, Invalid, RewardResult, answer_from_fields, reward
+from .readers import MAX_DEPTH, nested_within
+from .reward import Answer, Invalid, RewardResult, answer_from_fields, parse_answer, reward
 
 #: Record columns a breakdown may group by.
 BREAKDOWNS = ("method", "effect", "prompt_style", "perturbation", "trap", "n", "split", "scenario", "answer_kind")
@@ -31,74 +40,145 @@ COLUMNS = ["task_id", "method", "scenario", "n", "effect", "prompt_style", "pert
 BASELINES = ("gold", "naive")
 #: Problems listed by line number, at most this many per kind (all are counted).
 MAX_LISTED = 20
+#: A predictions line longer than this is not read (a 1 MB completion fits, even with every character escaped).
+MAX_LINE_BYTES = 16 << 20
+#: The largest run number.
+MAX_RUN = 10**9
+BOM = b"\xef\xbb\xbf"
+#: pass@k is reported for k up to this, then at powers of two and at the fewest runs of any task.
+EVERY_K_UP_TO = 10
 
 
 @dataclass
 class Problems:
-    """Prediction lines that were not scored, by kind: line numbers."""
+    """Prediction lines that were not scored, by kind: their count and the
+    first :data:`MAX_LISTED` line numbers; and notes on the file."""
 
+    counts: dict = field(default_factory=lambda: defaultdict(int))
     lines: dict = field(default_factory=lambda: defaultdict(list))
+    notes: list = field(default_factory=list)
 
     def add(self, kind: str, line: int) -> None:
-        self.lines[kind].append(line)
+        self.counts[kind] += 1
+        if len(self.lines[kind]) < MAX_LISTED:
+            self.lines[kind].append(line)
 
     def as_dict(self) -> dict:
-        return {kind: {"count": len(lines), "lines": lines[:MAX_LISTED]} for kind, lines in self.lines.items()}
+        return {kind: {"count": count, "lines": self.lines[kind]} for kind, count in self.counts.items()}
+
+
+def _open_regular(path: Path):
+    """``path`` opened for reading in binary, when it is a regular file (a
+    FIFO would block and a device never end)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the predictions ({exc.strerror or type(exc).__name__})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError(f"{path}: not a regular file (a folder, FIFO or device); give a JSONL file")
+    return os.fdopen(fd, "rb")
+
+
+def _lines(fh, path: Path, problems: Problems):
+    """(line number, text) of each line of ``fh`` split on ``\n`` only, the
+    text without its line ending; a line longer than :data:`MAX_LINE_BYTES`
+    is counted as a problem and skipped. Not UTF-8 is an InputError naming
+    the byte's offset."""
+    offset, number = 0, 0
+    while line := fh.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        start, offset = offset, offset + len(line)
+        if len(line) > MAX_LINE_BYTES:
+            while line and not line.endswith(b"\n"):
+                line = fh.readline(1 << 20)
+                offset += len(line)
+            problems.add(f"longer than {MAX_LINE_BYTES} bytes", number)
+            continue
+        if number == 1 and line.startswith(BOM):
+            problems.notes.append("the file starts with a UTF-8 byte-order mark (U+FEFF), read past")
+            line, start = line[len(BOM):], start + len(BOM)
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not UTF-8 text (byte {start + exc.start})") from None
+        yield number, text.removesuffix("\n").removesuffix("\r")
+
+
+def _run(row: dict, default: int) -> int | None:
+    """The run of a predictions row as a whole number (``3``, ``3.0`` and
+    ``"3"`` are run 3; ``default`` when it names none); None when it is not
+    a whole number from 0 to :data:`MAX_RUN`."""
+    run = row.get("run", default)
+    if isinstance(run, str) and run.isascii() and run.isdigit() and len(run) <= 10:
+        run = int(run)
+    elif isinstance(run, float) and run.is_integer():
+        run = int(run)
+    if isinstance(run, bool) or not isinstance(run, int) or not 0 <= run <= MAX_RUN:
+        return None
+    return run
+
+
+def _json_row(text: str) -> dict | str:
+    """The JSON object of a line, or the kind of problem it is."""
+    try:
+        row = json.loads(text)
+    except RecursionError:
+        return f"nested more than {MAX_DEPTH} levels deep"
+    except ValueError:
+        return "not a JSON object"
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    return row if nested_within(row, MAX_DEPTH) else f"nested more than {MAX_DEPTH} levels deep"
 
 
 def read_predictions(path, kinds: dict[str, str]) -> tuple[dict, Problems]:
-    """{task_id: {run: answer}} from a JSONL file, and the lines not used.
-    ``kinds`` maps each task id of the corpus to its answer kind."""
+    """{task_id: {run: Answer or Invalid}} from a JSONL file, and the lines
+    not used. ``kinds`` maps each task id of the corpus to its answer kind."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the predictions ({exc.strerror or type(exc).__name__})") from None
     problems = Problems()
     answers: dict[str, dict] = defaultdict(dict)
     objects = 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError:
-            problems.add("not a JSON object", number)
-            continue
-        if not isinstance(row, dict):
-            problems.add("not a JSON object", number)
-            continue
-        objects += 1
-        task_id = row.get("task_id")
-        if not is_task_id(task_id):
-            problems.add("no valid task_id", number)
-            continue
-        if task_id not in kinds:
-            problems.add("unknown task_id", number)
-            continue
-        run = row.get("run", len(answers[task_id]))
-        if isinstance(run, bool) or not isinstance(run, (int, str)) or (isinstance(run, str) and len(run) > 64):
-            problems.add("run is not a number or a short name", number)
-            continue
-        if run in answers[task_id]:
-            problems.add("duplicate (task_id, run)", number)
-            continue
-        if "completion" in row:
-            completion = row["completion"]
-            if not isinstance(completion, str):
-                problems.add("completion is not text", number)
+    with _open_regular(path) as fh:
+        for number, text in _lines(fh, path, problems):
+            if not text.strip():
                 continue
-            answers[task_id][run] = completion
-        elif any(k in row for k in ("p_value", "estimate", "low", "integer", "yes_no", "answer")):
-            answers[task_id][run] = answer_from_fields(row, kinds[task_id])
-        else:
-            problems.add("neither a completion nor answer fields", number)
+            row = _json_row(text)
+            if isinstance(row, str):
+                problems.add(row, number)
+                continue
+            objects += 1
+            problem = _add_answer(row, kinds, answers)
+            if problem:
+                problems.add(problem, number)
     if objects == 0:
         raise InputError(f"{path}: not JSONL: no line is a JSON object (expected "
                          '{"task_id": ..., "completion": ...} per line)')
     return {k: v for k, v in answers.items() if v}, problems
+
+
+def _add_answer(row: dict, kinds: dict[str, str], answers: dict) -> str | None:
+    """Read the answer of one predictions row into ``answers``; the kind of
+    problem that keeps it out, or None."""
+    task_id = row.get("task_id")
+    if not is_task_id(task_id):
+        return "no valid task_id"
+    if task_id not in kinds:
+        return "unknown task_id"
+    run = _run(row, len(answers[task_id]))
+    if run is None:
+        return "run is not a whole number"
+    if run in answers[task_id]:
+        return "duplicate (task_id, run)"
+    if "completion" in row:
+        if not isinstance(row["completion"], str):
+            return "completion is not text"
+        answers[task_id][run] = parse_answer(row["completion"], kinds[task_id])
+    elif any(k in row for k in ("p_value", "estimate", "low", "integer", "yes_no", "answer")):
+        answers[task_id][run] = answer_from_fields(row, kinds[task_id])
+    else:
+        return "neither a completion nor answer fields"
+    return None
 
 
 def baseline_answers(records: list[dict], which: str) -> dict:
@@ -121,10 +201,19 @@ def baseline_answers(records: list[dict], which: str) -> dict:
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
-    """The unbiased pass@k estimator from ``n`` runs of which ``c`` pass."""
+    """The unbiased pass@k estimator from ``n`` runs of which ``c`` pass,
+    1 - C(n - c, k) / C(n, k), as a product of ``c`` factors (no big integers)."""
     if n - c < k:
         return 1.0
-    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+    return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
+
+
+def reported_ks(max_k: int) -> list[int]:
+    """The k > 1 of the pass@k a group reports: every k up to
+    :data:`EVERY_K_UP_TO`, then powers of two, and ``max_k`` (the fewest runs
+    of any of its tasks)."""
+    powers = {1 << j for j in range(max_k.bit_length()) if 1 << j <= max_k}
+    return sorted(k for k in {*range(2, min(max_k, EVERY_K_UP_TO) + 1), *powers, max_k} if k > 1)
 
 
 def _share(flags: list) -> float:
@@ -149,33 +238,36 @@ class Cell:
         named = [r.method_ok for r in runs if r.method_ok is not None]
         out["method_named"] = len(named)
         out["method_accuracy"] = float(np.mean(named)) if named else None
-        max_k = min(len(task) for task in tasks)
-        run_keys = sorted({key for task in tasks for key in task}, key=str)
+        ks = reported_ks(min(len(task) for task in tasks))
         for metric in ("raw", "strict"):
+            by_run = defaultdict(list)
+            for task in tasks:
+                for key, result in task.items():
+                    by_run[key].append(getattr(result, metric))
             # raw and strict are booleans: their sums are exact, so sum / count is np.mean to the bit
-            per_run = [_share([getattr(task[key], metric) for task in tasks if key in task]) for key in run_keys]
-            out[f"{metric}_pass@1"] = float(np.mean([_share([getattr(r, metric) for r in task.values()])
-                                                     for task in tasks]))
+            per_run = [_share(flags) for _, flags in sorted(by_run.items())]
+            passes = [(len(task), sum(getattr(r, metric) for r in task.values())) for task in tasks]
+            out[f"{metric}_pass@1"] = float(np.mean([c / n for n, c in passes]))
             out[f"{metric}_pass@1_sd_over_runs"] = float(np.std(per_run, ddof=1)) if len(per_run) > 1 else 0.0
-            for k in range(2, max_k + 1):
-                out[f"{metric}_pass@{k}"] = float(np.mean([
-                    pass_at_k(len(task), sum(getattr(r, metric) for r in task.values()), k) for task in tasks]))
+            for k in ks:
+                out[f"{metric}_pass@{k}"] = float(np.mean([pass_at_k(n, c, k) for n, c in passes]))
         return out
 
 
 @dataclass
 class ScoreReport:
-    """Scores overall and per breakdown, the corpus's coverage and the
-    prediction lines not used."""
+    """Scores overall and per breakdown, the corpus's coverage, the
+    prediction lines not used and notes on the predictions file."""
 
     overall: dict
     breakdowns: dict
     corpus_tasks: int
     problems: dict
+    notes: list = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {"corpus_tasks": self.corpus_tasks, "overall": self.overall, "by": self.breakdowns,
-                "problems": self.problems}
+                "problems": self.problems, "notes": self.notes}
 
 
 def score(corpus, predictions=None, by=("method",), baseline: str | None = None,
@@ -202,7 +294,7 @@ def score(corpus, predictions=None, by=("method",), baseline: str | None = None,
                 groups[b][_key(rec[b])].results[task_id][run] = result
     breakdowns = {b: {key: cell.summary() for key, cell in sorted(cells.items(), key=lambda kv: _order(kv[0]))}
                   for b, cells in groups.items()}
-    return ScoreReport(overall.summary(), breakdowns, len(records), problems.as_dict())
+    return ScoreReport(overall.summary(), breakdowns, len(records), problems.as_dict(), problems.notes)
 
 
 def _key(value) -> str:
@@ -226,6 +318,7 @@ def format_report(report: ScoreReport) -> str:
     for kind, p in report.problems.items():
         shown = ", ".join(map(str, p["lines"])) + (", ..." if p["count"] > len(p["lines"]) else "")
         lines.append(f"  not scored: {p['count']} line(s) {kind} (line {shown})")
+    lines += [f"  note: {note}" for note in report.notes]
     rows = [_row("overall", o)]
     for b, cells in report.breakdowns.items():
         rows.append((f"by {b}:",) + ("",) * (len(SCORE_COLUMNS) - 1))

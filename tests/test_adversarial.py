@@ -10,7 +10,9 @@ them with the exit code and the exact one-line error each must give:
 - ``benchmarks/``: benchmark files for ``leakage`` against a small corpus;
 - ``corpora/``: edits (``mutate:``) applied to a copy of a small corpus, then
   a command (``command:``) run on it;
-- ``analyse/``: calls of :func:`taskfactory.analyse` with hostile arguments.
+- ``analyse/``: calls of :func:`taskfactory.analyse` with hostile arguments;
+- ``predictions/``: predictions files for ``score`` (``special: fifo`` makes a
+  FIFO, ``path:`` names a file outside the folder such as ``/dev/zero``).
 
 In ``error`` and ``fails``, ``{file}`` is the hostile file's path as the
 command saw it, ``{dir}`` its folder, ``{corpus}`` the corpus folder and
@@ -18,12 +20,13 @@ command saw it, ``{dir}`` its folder, ``{corpus}`` the corpus folder and
 ``{grid}`` the small corpus's grid file. Every file a corpus case lists under
 ``untouched`` must still exist afterwards. A file
 too large to keep in the repository is made by ``make: {repeat: TEXT, times:
-K}`` (or ``{hex: ...}`` for raw bytes).
+K}`` (with an optional ``head`` and ``tail``; or ``{hex: ...}`` for raw bytes).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -67,7 +70,7 @@ def materialise(case: dict, folder: Path) -> Path:
     elif "hex" in make:
         target.write_bytes(bytes.fromhex(make["hex"]))
     else:
-        target.write_text(make.get("head", "") + make["repeat"] * make["times"], encoding="utf-8")
+        target.write_text(make.get("head", "") + make["repeat"] * make["times"] + make.get("tail", ""), encoding="utf-8")
     return target
 
 
@@ -145,13 +148,17 @@ def test_hostile_benchmark(case, small_corpus, tmp_path):
 # --- predictions -------------------------------------------------------------------
 
 @pytest.mark.parametrize("case", cases("predictions"), ids=case_id)
-def test_hostile_predictions(case, small_corpus, tmp_path):
+def test_hostile_predictions(case, small_corpus, tmp_path, monkeypatch):
     task_id = next(iter_records(small_corpus, columns=["task_id"]))["task_id"]
-    path = tmp_path / case["file"]
-    if (HERE / "predictions" / case["file"]).is_file() or "make" in case:
+    path = Path(case["path"]) if "path" in case else tmp_path / case["file"]
+    if case.get("special") == "fifo":
+        os.mkfifo(path)
+    elif (HERE / "predictions" / case["file"]).is_file() or "make" in case:
         materialise(case, tmp_path)
-        if "make" not in case:
+        if "hex" not in case.get("make", {}):
             path.write_text(path.read_text(encoding="utf-8").replace("{task_id}", task_id), encoding="utf-8")
+    if "max_line_bytes" in case:
+        monkeypatch.setattr("taskfactory.score.MAX_LINE_BYTES", case["max_line_bytes"])
     result = invoke(["score", str(small_corpus), str(path), "--json"])
     if "error" in case:
         expect_error(result, case, file=path)
@@ -161,6 +168,7 @@ def test_hostile_predictions(case, small_corpus, tmp_path):
     assert report["overall"]["answers"] == case["answers"]
     assert report["overall"]["invalid_share"] == case["invalid"] / case["answers"]
     assert {k: v["lines"] for k, v in report["problems"].items()} == case["problems"]
+    assert report["notes"] == case.get("notes", [])
 
 
 # --- corpora -----------------------------------------------------------------------
@@ -244,7 +252,8 @@ def mutate(corpus: Path, steps: list[dict]) -> dict:
             row = arg.get("row", 0)
             values.setdefault("task_id", rows[row]["task_id"])
             if op == "record":
-                rows[row].update(arg["set"])
+                for key, value in arg["set"].items():
+                    _set_path(rows[row], key, value)
                 write_shard(shard, rows, {"grid_name": "hostile"})
             elif op == "duplicate_row":
                 rows.append(dict(rows[row]))
