@@ -5,30 +5,45 @@ total, bounded and strict:
 
 - :func:`parse_answer` takes any value and returns an :class:`Answer` or an
   :class:`Invalid` with its reason; it never raises for a known answer kind.
-- Only the last :data:`ANSWER_REGION` characters are read (the prompt asks
-  for the answer at the end), every pattern is linear in what it reads, and a
-  field's value longer than :data:`MAX_VALUE_CHARS` is not a number.
-- Ambiguity is invalid, never credit: a decision line naming both decisions,
-  hedged, or copying the template; a number followed by another in
-  parentheses; an arithmetic expression; a JSON answer giving a field twice;
-  a yes/no answer that is not a plain yes or no.
+- Only the last :data:`ANSWER_REGION` characters are read (trailing blanks
+  aside; the prompt asks for the answer at the end), and of those only what
+  follows the last ``</think>``, HTML comments dropped. Every pattern is
+  linear in what it reads, a field's value longer than
+  :data:`MAX_VALUE_CHARS` is not read, and at most :data:`MAX_JSON_OBJECTS`
+  JSON objects are, from the end.
+- Ambiguity is invalid, never credit: an answer block giving a field twice,
+  or followed by part of another; a decision line naming both decisions,
+  hedged, negated in a way this grammar does not read, or copying the
+  template; a number qualified in parentheses (``0.03 (or 0.3)``); an
+  arithmetic expression; a JSON answer giving a field twice; a yes/no answer
+  that is not a plain yes or no; a closed-form answer followed by a line
+  giving another.
 
 The grammar, field by field (labels are case-blind; markdown around a label
 or a value is ignored):
 
+- An answer block: the labelled lines of the kind (``P_VALUE:`` and
+  ``DECISION:``, with an optional ``METHOD:``) as one run of lines, blank
+  lines allowed between them; after a blank line, a METHOD line or a label
+  the block already has starts a new block, and a label repeated without one
+  makes the block ambiguous. A METHOD line alone just before or after the
+  block, with other text or a blank line between, joins it.
 - p-value: a number in [0, 1] (``0.0132``, ``.03``, ``3.1e-07``, ``1.2 x
   10^-5``, ``1.2×10⁻⁵``, ``1.2*10**-5``, ``$1.2 \\times 10^{-5}$``),
   optionally after ``p``, ``p-value`` or ``Pr(>|t|)`` and ``=``, ``:`` or
-  ``≈``; an upper bound ``p < 2.2e-16`` is read as the bound. A trailing
-  remark in parentheses without a digit (``(two-sided)``) is dropped.
-- decision: one of ``reject`` (also "rejected", "accept the alternative")
-  and ``fail to reject`` ("do not reject", "cannot reject", "not rejected",
-  "retain H0", "accept the null"), with any words around it.
+  ``≈``; an upper bound at most :data:`MAX_BOUND` (``p < 2.2e-16``, R's
+  printout) is read as the bound. A trailing remark in parentheses without a
+  number or a qualifier (``(two-sided)``) is dropped.
+- decision: ``reject`` (also "rejected", "accept the alternative") or ``fail
+  to reject`` ("do not reject", "cannot be rejected", "not rejected",
+  "retain H0", "accept the null"), with other words around it; a reject
+  beside any negation ("not enough evidence to reject") is invalid.
 - yes/no: ``yes`` or ``no`` and nothing else but a final ``.`` or ``!``; a
   JSON ``true`` or ``false``.
 - numbers of the closed-form kinds: one number as above; an interval as two
-  numbers separated by ``,``, ``;`` or ``to``, optionally in brackets; a whole
-  number as a number equal to an integer.
+  numbers separated by ``,``, ``;``, ``to`` or an en dash, optionally in
+  brackets; a whole number as an integer (``1068``, ``1.068e3``; not
+  ``1,068``).
 """
 
 from __future__ import annotations
@@ -37,18 +52,29 @@ import json
 import math
 import numbers
 import re
-import unicodedata
+from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from decimal import Decimal
 
 from .answers import FAIL, KINDS, REJECT
+from .testnames import plain
 
 #: The answer is read from this many characters at the end of a completion.
 ANSWER_REGION = 16_384
 #: A field's value longer than this (after trimming) is not read as a number or decision.
 MAX_VALUE_CHARS = 256
+#: A METHOD line longer than this names no test; an answer keeps one character more of it.
+MAX_METHOD_CHARS = 300
+#: JSON objects read, the last ones of the answer region.
+MAX_JSON_OBJECTS = 64
 #: Exponent digits a number may have (1e-9999 is already 0 as a double).
 MAX_EXPONENT_DIGITS = 4
+#: An upper bound ``p < b`` is read as ``b`` only when ``b`` is at most this (R
+#: prints such floors: ``< 2.2e-16``, ``<2e-16``, ``<1e-04``); a larger one is a range.
+MAX_BOUND = 1e-4
+#: The largest whole number an answer may give.
+MAX_INTEGER = 10**18
 
 
 @dataclass(frozen=True)
@@ -74,6 +100,11 @@ def _shown(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def _too_long(text: str, what: str) -> Invalid | None:
+    size = len(text.strip())
+    return Invalid(f"a value of {size} characters is not {what}") if size > MAX_VALUE_CHARS else None
+
+
 # -- numbers ------------------------------------------------------------------------
 
 _SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
@@ -83,8 +114,10 @@ _PLAIN = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u2012": "
                         "\ufe63": "-", "\uff0d": "-", "×": "x", "·": "x", "⋅": "x", "∙": "x", "\u200b": None,
                         "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None})
 _PYTHON_POWER = re.compile(r"(?<=[0-9])\s*\*\*\s*(?=[-+({0-9])")
-_MARKUP = re.compile(r"\*\*|^\s*\*|\*\s*$|[`$_]|\\[()\[\]]|\\,|\\!")
-_LATEX_TIMES = re.compile(r"\\(?:times|cdot)\b")
+_LATEX_TIMES = re.compile(r"\\(?:times|cdot)(?![a-z])")
+_LATEX_WRAP = re.compile(r"\\(?:boxed|mathbf|textbf|mathrm|text|bm)\s*\{(?P<inner>[^{}]*)\}")
+#: Markup a value may be wrapped in: markdown emphasis and code, LaTeX dollars.
+_WRAPPING = " \t*_`$"
 _EXP = rf"[+-]?[0-9]{{1,{MAX_EXPONENT_DIGITS}}}"
 
 
@@ -100,49 +133,60 @@ _EXPONENT_GROUPS = ("e1", "e2", "e2_p", "e2_b", "e3", "e3_p", "e3_b")
 _DIGITS = re.compile(r"[0-9]+(?:\.[0-9]+)?|\.[0-9]+")
 _OPERATOR = re.compile(r"[x*/^+]")
 _LONG_EXPONENT = re.compile(rf"(?:e|\^)\s*[{{(]?\s*[+-]?[0-9]{{{MAX_EXPONENT_DIGITS + 1}}}")
+#: Words that make a remark in parentheses qualify the number before it.
+_QUALIFIER = re.compile(r"\b(?:or|at|most|least|less|lower|higher|more|greater|smaller|larger|above|below|under"
+                        r"|over|about|around|approx\w*|roughly|nearly|almost|circa|uncertain|unsure|maybe|perhaps"
+                        r"|possibly|probably|likely|guess\w*|estimated|percent|zero|one|two|three|four|five|six"
+                        r"|seven|eight|nine|ten|half|quarter|third)\b", re.I)
+_SIDED = re.compile(r"\b(?:one|two)[\s-]*(?:sided|tailed)\b", re.I)
+
+
+def _unwrap(value: str) -> str:
+    """``value`` without the markup around it (markdown emphasis and code,
+    LaTeX dollars and ``\\(...\\)``) and a final ``.``, ``,`` or ``;``."""
+    value = value.strip(_WRAPPING)
+    if value.startswith(("\\(", "\\[")):
+        value = value[2:]
+    if value.endswith(("\\)", "\\]")):
+        value = value[:-2]
+    return value.strip(_WRAPPING).rstrip(".,;").strip(_WRAPPING)
 
 
 def _plain_number_text(value: str) -> str:
     """A number's text with markdown, LaTeX and unicode signs written plainly:
     superscript exponents as ``^``, ``**`` between digits as ``^``."""
     value = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT), value.translate(_PLAIN))
-    value = _LATEX_TIMES.sub("x", _PYTHON_POWER.sub("^", value))
-    return _MARKUP.sub("", value).strip().rstrip(".,;").strip()
+    value = _LATEX_TIMES.sub(" x ", _PYTHON_POWER.sub("^", value))
+    return _unwrap(_LATEX_WRAP.sub(lambda m: m.group("inner"), _unwrap(value)))
 
 
 def _drop_remark(value: str) -> str | Invalid:
     """``value`` without a trailing remark in parentheses (``(two-sided)``);
-    Invalid when the parentheses hold a digit (``0.03 (or 0.3)``). Parentheses
-    right after ``^`` belong to an exponent."""
+    Invalid when the parentheses hold a number or qualify the one before
+    (``0.03 (or 0.3)``, ``0.03 (or lower)``). Parentheses right after ``^``
+    belong to an exponent."""
     if not value.endswith(")"):
         return value
     start = value.rfind("(")
     if start <= 0 or value[:start].rstrip().endswith("^"):
         return value
-    if any(c.isdigit() for c in value[start:]):
+    remark = value[start + 1:-1]
+    if any(c.isnumeric() for c in remark):
         return Invalid("gives a second number in parentheses")
-    return value[:start].rstrip().rstrip(".,;").rstrip()
+    if _QUALIFIER.search(_SIDED.sub(" ", remark)):
+        return Invalid("qualifies the number in parentheses")
+    return _unwrap(value[:start])
 
 
-def _too_long(text: str, what: str) -> Invalid | None:
-    size = len(text.strip())
-    return Invalid(f"a value of {size} characters is not {what}") if size > MAX_VALUE_CHARS else None
-
-
-def parse_number(text: str) -> float | Invalid:
-    """One real number written as people write them (``1.2e-05``, ``.03``,
-    ``1.2 x 10^-5``, ``1.2×10⁻⁵``, ``-3.5``); see the module docstring."""
-    if not isinstance(text, str):
-        return Invalid(f"{type(text).__name__} is not a number")
-    return _too_long(text, "a number") or _number(_plain_number_text(text), text)
-
-
-def _number(value: str, text: str) -> float | Invalid:
-    """The number ``value`` (plain text, see :func:`_plain_number_text`)
-    writes; a reason quotes ``text``, what the completion wrote."""
+def _read_number(value: str, text: str) -> tuple[str, str, int] | Invalid:
+    """(sign, mantissa, exponent) of the number ``value`` (plain text, see
+    :func:`_plain_number_text`) writes; a reason quotes ``text``, what the
+    completion wrote."""
     value = _drop_remark(value)
     if isinstance(value, Invalid):
         return Invalid(f"'{_shown(text)}' {value.reason}")
+    if not value:
+        return Invalid("the value is empty")
     if "%" in value:
         return Invalid(f"'{_shown(text)}' is a percentage")
     lowered = value.lower()
@@ -150,10 +194,7 @@ def _number(value: str, text: str) -> float | Invalid:
     if not m:
         return Invalid(f"'{_shown(text)}' {_why_not_a_number(lowered)}")
     exponent = next((m.group(g) for g in _EXPONENT_GROUPS if m.group(g)), "0")
-    x = float(f"{m.group('m') or '1'}e{exponent}")   # never raises: 1e9999 is inf, 1e-9999 is 0
-    if not math.isfinite(x):
-        return Invalid(f"'{_shown(text)}' is out of range")
-    return -x if m.group("sign") == "-" else x
+    return m.group("sign"), m.group("m") or "1", int(exponent)
 
 
 def _why_not_a_number(lowered: str) -> str:
@@ -166,14 +207,53 @@ def _why_not_a_number(lowered: str) -> str:
     return "is not a number"
 
 
+def _number(value: str, text: str) -> float | Invalid:
+    read = _read_number(value, text)
+    if isinstance(read, Invalid):
+        return read
+    sign, mantissa, exponent = read
+    x = float(f"{mantissa}e{exponent}")   # never raises: 1e9999 is inf, 1e-9999 is 0
+    if not math.isfinite(x):
+        return Invalid(f"'{_shown(text)}' is out of range")
+    return -x if sign == "-" else x
+
+
+def parse_number(text: str) -> float | Invalid:
+    """One real number written as people write them (``1.2e-05``, ``.03``,
+    ``1.2 x 10^-5``, ``1.2×10⁻⁵``, ``-3.5``); see the module docstring."""
+    if not isinstance(text, str):
+        return Invalid(f"{type(text).__name__} is not a number")
+    return _too_long(text, "a number") or _number(_plain_number_text(text), text)
+
+
+def parse_integer(text: str) -> int | Invalid:
+    """A whole number, read exactly (``1068``, ``1.068e3``); ``1067.9999999999999999``
+    is not one, whatever double it rounds to."""
+    if not isinstance(text, str):
+        return Invalid(f"{type(text).__name__} is not a whole number")
+    read = _too_long(text, "a whole number") or _read_number(_plain_number_text(text), text)
+    if isinstance(read, Invalid):
+        return read
+    sign, mantissa, exponent = read
+    value = Decimal(mantissa).scaleb(exponent)
+    if value != value.to_integral_value():
+        return Invalid(f"'{_shown(text)}' is not a whole number")
+    if value > MAX_INTEGER:
+        return Invalid(f"'{_shown(text)}' is out of range")
+    return -int(value) if sign == "-" else int(value)
+
+
 _P_LABEL = re.compile(r"(?:pr?\s{0,3}\(\s{0,3}>\s{0,3}\|?\w{1,12}\|?\s{0,3}\)|p(?:[ ._-]{0,3}values?)?)\s*", re.I)
-_RELATION = re.compile(r"(<=|>=|==|≤|≥|<|>|=|≈|~|:)\s*")
+_RELATION = re.compile(r"(<=|>=|==|≤|≥|<|>|=|≈|~|:|\\approx|\\sim|\\leq?|\\geq?|\\lt|\\gt)\s*")
+_UPPER = ("<", "<=", "≤", "\\le", "\\leq", "\\lt")
+_LOWER = (">", ">=", "≥", "\\ge", "\\geq", "\\gt")
 
 
 def parse_p_value(text: str) -> float | Invalid:
     """A p-value: a number in [0, 1], optionally after ``p``, ``p-value`` and
-    ``=``, or an upper bound ``p < 2.2e-16`` (R's printout, read as the bound).
-    A lower bound (``p > 0.05``), a percentage, a range or a number above 1 is
+    ``=``, or an upper bound of at most :data:`MAX_BOUND` (``p < 2.2e-16``,
+    R's printout, read as the bound). A lower bound (``p > 0.05``), a larger
+    upper bound (``p < 0.05``), a percentage, a range or a number above 1 is
     not a p-value."""
     if not isinstance(text, str):
         return Invalid(f"{type(text).__name__} is not a p-value")
@@ -182,27 +262,20 @@ def parse_p_value(text: str) -> float | Invalid:
         return too_long
     value = _plain_number_text(text)
     label = _P_LABEL.match(value)
-    value = value[label.end():] if label else value
-    rel = _RELATION.match(value)
-    if rel:
-        if rel.group(1) in (">", ">=", "≥"):
-            return Invalid(f"'{_shown(text)}' is a lower bound, not a p-value")
-        value = value[rel.end():]
+    value = _unwrap(value[label.end():]) if label else value
+    relation = None
+    while (rel := _RELATION.match(value)) is not None and relation in (None, "=", ":", "=="):
+        relation, value = rel.group(1), _unwrap(value[rel.end():])
+    if relation in _LOWER:
+        return Invalid(f"'{_shown(text)}' is a lower bound, not a p-value")
     x = _number(value, text)
     if isinstance(x, Invalid):
         return x
     if not 0.0 <= x <= 1.0:
         return Invalid(f"p-value {x:g} is outside [0, 1]")
+    if relation in _UPPER and x > MAX_BOUND:
+        return Invalid(f"'{_shown(text)}' is an upper bound above {MAX_BOUND:g}, not a p-value")
     return x
-
-
-def parse_integer(text: str) -> int | Invalid:
-    x = parse_number(text)
-    if isinstance(x, Invalid):
-        return x
-    if x != int(x):
-        return Invalid(f"'{_shown(text)}' is not a whole number")
-    return int(x)
 
 
 # -- decisions and yes/no ----------------------------------------------------------------
@@ -210,52 +283,67 @@ def parse_integer(text: str) -> int | Invalid:
 #: Decisions named in a line's words (lower case, letters and digits only),
 #: longest phrase first at each place, so "fail to reject" is not also a "reject".
 _DECISION = re.compile(
-    r"\b(?:(?P<fail>(?:fail(?:s|ed|ing)? to|do not|does not|did not|dont|doesnt|didnt|cannot|can not|cant|could not"
-    r"|couldnt|unable to|(?:insufficient|not enough|no|little) evidence to|not) reject(?:ed)?"
-    r"|retain(?:s|ed|ing)?|accept(?:s|ed|ing)?(?: the)? (?:null|h0|h 0|ho))"
-    r"|(?P<negated>(?:no|never|wont|wouldnt|shouldnt|neither|nor|without) reject\w*)"
+    r"\b(?:(?P<fail>(?:fail(?:s|ed|ing|ure)? to|do not|does not|did not|dont|doesnt|didnt|cannot|can not|cant"
+    r"|could not|couldnt|unable to|not to|(?:insufficient|not enough|not sufficient|no|little|lack of) evidence to"
+    r"|not) reject(?:ed)?|(?:cannot|can not|cant|could not|couldnt|is not|was not|isnt|wasnt|not) be(?:en)? rejected"
+    r"|(?:is|was) not rejected|retain(?:s|ed|ing)?|accept(?:s|ed|ing)?(?: the)? (?:null|h0|h 0|ho))"
     r"|(?P<reject>reject(?:s|ed|ing)?|accept(?:s|ed|ing)?(?: the)? (?:alternative|h1|h 1|ha|h a)))\b")
-_HEDGE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly|probably|unsure|unclear|uncertain|whether|undecided)\b")
+_HEDGE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly|probably|likely|unlikely|might|may|unsure|unclear"
+                    r"|uncertain|whether|undecided|tentative|tentatively|think|guess|suppose|seems?|if|marginal"
+                    r"|marginally|borderline)\b")
+#: Words that negate or withdraw a reject the grammar does not read as "fail to reject".
+_NEGATION = re.compile(r"\b(?:not|no|never|nor|neither|none|nothing|cannot|cant|dont|doesnt|didnt|isnt|arent"
+                       r"|wasnt|werent|wont|wouldnt|shouldnt|couldnt|hardly|lack|lacking|failure|fail|fails|failed"
+                       r"|impossible|unable|insufficient|refrain|without|wait|instead)\b")
+_TEMPLATE = ("reject fail to reject", "fail to reject reject")
 
 
-def _words_of(text: str) -> str:
-    """``text`` as lower-case ASCII words separated by single spaces."""
-    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", text.replace("'", "")).split())
+def _words_of(text: str) -> str | None:
+    """``text`` as lower-case ASCII words separated by single spaces; None when
+    it holds letters this reading does not know (see :func:`taskfactory.testnames.plain`)."""
+    text = plain(text.translate(_PLAIN))
+    if text is None:
+        return None
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text.lower().replace("'", "")).split())
 
 
 def parse_decision(text: str) -> str | Invalid:
     """``reject`` or ``fail to reject`` (also "do not reject", "retain H0",
-    "reject the null hypothesis"). A line naming both, hedged ("or",
-    "maybe", a question mark) or copying the template is invalid."""
+    "reject the null hypothesis"); see the module docstring for what is
+    invalid."""
     if not isinstance(text, str):
         return Invalid(f"decision of type {type(text).__name__} is not text")
-    shown = _shown(text)
     too_long = _too_long(text, "a decision")
     if too_long:
         return too_long
-    if "|" in text or ("<" in text and ">" in text):
-        return Invalid(f"decision '{shown}' is the template's choice, not a decision")
+    shown = _shown(text)
     phrase = _words_of(text)
+    if phrase is None:
+        return Invalid(f"decision '{shown}' holds letters this grader does not read")
+    if phrase in _TEMPLATE:
+        return Invalid(f"decision '{shown}' is the template's choice, not a decision")
     named = {m.lastgroup for m in _DECISION.finditer(phrase)}
     if not named:
         return Invalid(f"decision '{shown}' is neither reject nor fail to reject")
     if _HEDGE.search(phrase) or "?" in text:
         return Invalid(f"decision '{shown}' is hedged")
-    if "negated" in named:
-        return Invalid(f"decision '{shown}' negates reject in words this grader does not read")
     if len(named) > 1:
         return Invalid(f"decision '{shown}' names both reject and fail to reject")
+    if named == {"reject"} and _NEGATION.search(phrase):
+        return Invalid(f"decision '{shown}' negates reject in words this grader does not read")
     return FAIL if "fail" in named else REJECT
+
+
+_YES_NO = re.compile(r"\b(?:yes|no)\b")
 
 
 def parse_yes_no(text: str) -> bool | Invalid:
     """``yes`` or ``no`` on its own (markdown and a final ``.`` or ``!`` aside)."""
     if not isinstance(text, str):
         return Invalid(f"{type(text).__name__} is not yes or no")
-    plain = _MARKUP.sub("", text.translate(_PLAIN)).strip().rstrip(".!").strip().lower()
-    if plain in ("yes", "no"):
-        return plain == "yes"
+    value = _unwrap(text).rstrip(".!").strip(_WRAPPING).lower()
+    if value in ("yes", "no"):
+        return value == "yes"
     return Invalid(f"'{_shown(text)}' is not a plain yes or no")
 
 
@@ -282,9 +370,6 @@ _BLOCK = {
     "count": (("count", "integer"),),
     "yes_no": (("answer", "yes_no"),),
 }
-#: A labelled line: ``LABEL: value`` with markdown around either (labels are
-#: short, so matching stays linear in the line's length).
-_LINE = re.compile(r"^[\s>*#_`-]{0,8}(?P<label>[a-z][a-z _-]{0,24}?)[\s*_`]{0,4}[:=](?P<value>.*)$", re.I)
 _LABEL_SPACE = re.compile(r"[\s_-]+")
 
 
@@ -292,38 +377,74 @@ def _label(text: str) -> str:
     return _LABEL_SPACE.sub(" ", text.strip().lower())
 
 
-def _value(m: re.Match) -> str:
-    return m.group("value").strip().strip("*_`").strip()
+#: Per answer kind: {label as :func:`_label` writes it: the answer field (or ``method``) it gives}.
+_FIELD_OF = {kind: {_label(lbl): dict(block).get(key, key) for key in ("method", *dict(block))
+                    for lbl in _LABELS[key]} for kind, block in _BLOCK.items()}
+#: A labelled line: ``LABEL: value`` with markdown or a list number before it
+#: (labels are short, so matching stays linear in the line's length).
+_LINE = re.compile(r"^[\s>*#_`-]{0,8}(?:[0-9]{1,2}[.)]\s{1,3})?[\s*_`]{0,4}(?P<label>[a-z][a-z _-]{0,24}?)"
+                   r"[\s*_`]{0,4}[:=\uff1a](?P<value>.*)$", re.I)
+#: A line that neither answers nor ends a block: blank, or markup only (a code fence, a rule).
+_SPACER = re.compile(r"^[\s`*_~=#>|-]*$")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _labels_of(keys) -> dict[str, str]:
-    """{label as :func:`_label` writes it: the key of :data:`_LABELS` it is}."""
-    return {_label(lbl): key for key in keys for lbl in _LABELS[key]}
+@dataclass
+class _Run:
+    """Answer lines in one run: {field: [values]} and the lines it spans."""
+
+    fields: dict = field(default_factory=dict)
+    first: int = 0
+    last: int = 0
+
+    def add(self, name: str, value: str, line: int) -> None:
+        if not self.fields:
+            self.first = line
+        self.fields.setdefault(name, []).append(value)
+        self.last = line
+
+    def method_only(self) -> bool:
+        return list(self.fields) == ["method"] and len(self.fields["method"]) == 1
 
 
-def _blocks(lines: list[str], kind: str) -> list[tuple[int, dict]]:
-    """Complete answer blocks of ``kind`` (plus an optional METHOD line), as
-    {field: text}, with the line index each ends on. A block completes when all
-    its lines are seen; a line seen twice before that starts a new block; a
-    METHOD line right after a block without one joins it."""
-    block = dict(_BLOCK[kind])
-    wanted = _labels_of(("method", *block))
-    blocks, current = [], {}
+def _runs(lines: list[str], kind: str) -> list[_Run]:
+    """The runs of answer lines of ``kind`` (see the module docstring)."""
+    field_of = _FIELD_OF[kind]
+    runs: list[_Run] = []
+    current, gap = None, False
     for i, line in enumerate(lines):
         m = _LINE.match(line)
-        if not m or _label(m.group("label")) not in wanted:
+        name = field_of.get(_label(m.group("label"))) if m else None
+        if name is None:
+            if _SPACER.match(line):
+                gap = True
+            else:
+                current = None
             continue
-        key, value = wanted[_label(m.group("label"))], _value(m)
-        if key == "method" and not current and blocks and "method" not in blocks[-1][1]:
-            blocks[-1][1]["method"] = value
-            continue
-        if key in current:
-            current = {}
-        current[key] = value
-        if all(k in current for k in block):
-            blocks.append((i, {block.get(k, k): v for k, v in current.items()}))
-            current = {}
-    return blocks
+        if current is None or (gap and (name == "method" or name in current.fields)):
+            current = _Run()
+            runs.append(current)
+        current.add(name, m.group("value").strip().strip("*_`").strip(), i)
+        gap = False
+    return runs
+
+
+def _block_answer(runs: list[_Run], fields: tuple[str, ...]) -> tuple[int, dict | Invalid] | None:
+    """(the last line, {field: text} or Invalid) of the last complete run, a
+    lone METHOD line just before or after it joining it; None without one."""
+    complete = [i for i, run in enumerate(runs) if all(f in run.fields for f in fields)]
+    if not complete:
+        return None
+    i = complete[-1]
+    run = runs[i]
+    twice = next((name for name, values in run.fields.items() if len(values) > 1), None)
+    if twice:
+        return run.last, Invalid(f"the answer block gives {twice.upper()} twice")
+    found = {name: values[0] for name, values in run.fields.items()}
+    beside = [j for j in (i - 1, i + 1) if 0 <= j < len(runs) and runs[j].method_only()]
+    if "method" not in found and beside:
+        found["method"] = runs[beside[-1]].fields["method"][0]
+    return run.last, found
 
 
 _FIELD_PARSERS = {"p_value": parse_p_value, "decision": parse_decision, "estimate": parse_number,
@@ -340,7 +461,7 @@ def _field_text(name: str, value) -> str | Invalid:
     if isinstance(value, numbers.Real):
         return repr(float(value))
     if isinstance(value, str):
-        return value
+        return value if value.strip() else Invalid(f"{name} is empty")
     return Invalid(f"{name} is a {type(value).__name__}, not text or a number")
 
 
@@ -358,7 +479,7 @@ def _fields_answer(raw: Mapping, fields: tuple[str, ...]) -> Answer | Invalid:
     method = raw.get("method")
     if method is not None and not isinstance(method, str):
         return Invalid(f"method is a {type(method).__name__}, not text")
-    return Answer(values, method)
+    return Answer(values, method[: MAX_METHOD_CHARS + 1] if method is not None else None)
 
 
 def gold_fields(kind: str) -> tuple[str, ...]:
@@ -367,6 +488,22 @@ def gold_fields(kind: str) -> tuple[str, ...]:
     if spec is None:
         raise ValueError(f"unknown answer kind {kind!r}; known: {', '.join(KINDS)}")
     return tuple(f for f in spec.fields if f != "kind")
+
+
+def _named_fields(pairs, kind: str) -> dict | Invalid:
+    """{field: value} of the answer fields among ``pairs`` (keys read as a
+    block's labels are: ``P-value`` and ``p`` as ``p_value``, ``answer`` as
+    the field of ``kind``'s block; other keys lower-cased with ``_`` for
+    spaces and hyphens); Invalid when two keys give one answer field."""
+    field_of, answer_fields = _FIELD_OF[kind], ("method", *gold_fields(kind))
+    out: dict = {}
+    for key, value in pairs:
+        label = _label(str(key))
+        name = field_of.get(label, label.replace(" ", "_"))
+        if name in out and name in answer_fields:
+            return Invalid(f"the answer gives {name} twice")
+        out[name] = value
+    return out
 
 
 def answer_from_fields(raw: Mapping, kind: str = "p_value") -> Answer | Invalid:
@@ -379,51 +516,51 @@ def answer_from_fields(raw: Mapping, kind: str = "p_value") -> Answer | Invalid:
     return named if isinstance(named, Invalid) else _fields_answer(named, gold_fields(kind))
 
 
-def _named_fields(pairs, kind: str) -> dict | Invalid:
-    """{field: value} of ``pairs``, each key read as a block's label (``P-value``
-    and ``p`` as ``p_value``, ``answer`` as the field of ``kind``'s block, any
-    other key lower-cased with ``_`` for spaces and hyphens); Invalid when two
-    keys name one field."""
-    fields = {label: name for label, name in _BLOCK[kind]}
-    labels = _labels_of(("method", *fields))
-    out: dict = {}
-    for key, value in pairs:
-        label = _label(str(key))
-        name = fields.get(labels[label], labels[label]) if label in labels else label.replace(" ", "_")
-        if name in out:
-            return Invalid(f"the answer gives {name} twice")
-        out[name] = value
-    return out
-
-
 _FLAT_OBJECT = re.compile(r"\{[^{}]*\}")
 
 
-def _json_answers(text: str, kind: str, fields: tuple[str, ...]) -> list[tuple[int, dict | Invalid]]:
-    """Flat JSON objects of ``text`` holding every field of ``kind``, as
-    {field: value} (or Invalid when a field is given twice), with the offset
-    each ends at."""
-    out = []
-    for m in _FLAT_OBJECT.finditer(text):
+def _json_answer(text: str, kind: str, fields: tuple[str, ...]) -> tuple[int, dict | Invalid] | None:
+    """(the offset it ends at, {field: value} or Invalid) of the last flat JSON
+    object of ``text`` holding every field of ``kind``, among the last
+    :data:`MAX_JSON_OBJECTS` that hold a key; None without one."""
+    last = deque((m for m in _FLAT_OBJECT.finditer(text) if '":' in m.group(0) or '" :' in m.group(0)),
+                 maxlen=MAX_JSON_OBJECTS)
+    for m in reversed(last):
         try:
             pairs = json.loads(m.group(0), object_pairs_hook=lambda items: items)
         except (ValueError, RecursionError):
             continue
-        if not isinstance(pairs, list):
-            continue
         named = _named_fields(pairs, kind)
         if isinstance(named, Invalid) or all(f in named for f in fields):
-            out.append((m.end(), named))
-    return out
+            return m.end(), named
+    return None
+
+
+def _without_comments(text: str) -> str:
+    """``text`` without HTML comments (``<!-- ... -->``, an unclosed one to the end)."""
+    out, pos = [], 0
+    while (start := text.find("<!--", pos)) >= 0:
+        out.append(text[pos:start])
+        end = text.find("-->", start + 4)
+        pos = len(text) if end < 0 else end + 3
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def answer_region(text: str) -> list[str]:
-    """The lines of the last :data:`ANSWER_REGION` characters of ``text``
-    (the first, cut, line dropped), split on ``\\n``, ``\\r\\n`` and ``\\r``."""
+    """The lines an answer is read from: of the last :data:`ANSWER_REGION`
+    characters of ``text`` (trailing blanks aside, the first, cut, line
+    dropped), what follows the last ``</think>``, without HTML comments,
+    split on ``\\n``, ``\\r\\n`` and ``\\r``."""
+    text = text.rstrip()
     region = text[-ANSWER_REGION:]
     if len(text) > ANSWER_REGION:
-        region = region[region.find("\n") + 1:] if "\n" in region else ""
-    return region.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        cut = _LINE_BREAK.search(region)
+        region = region[cut.end():] if cut else ""
+    think = region.rfind("</think>")
+    if think >= 0:
+        region = region[think + len("</think>"):]
+    return _LINE_BREAK.split(_without_comments(region).replace("\\_", "_"))
 
 
 def parse_answer(text, kind: str = "p_value") -> Answer | Invalid:
@@ -432,9 +569,9 @@ def parse_answer(text, kind: str = "p_value") -> Answer | Invalid:
     p-value tasks: the last complete METHOD / P_VALUE / DECISION block (METHOD
     optional), or the last JSON object with ``p_value`` and ``decision``,
     whichever ends later. Closed-form kinds: the last non-empty line first
-    (labelled or bare), then the last labelled block or JSON object. Only the
-    last :data:`ANSWER_REGION` characters are read. Returns :class:`Answer`
-    or :class:`Invalid`; never raises for a known ``kind``.
+    (bare), then the last labelled block or JSON object. Only the answer
+    region is read (:func:`answer_region`). Returns :class:`Answer` or
+    :class:`Invalid`; never raises for a known ``kind``.
     """
     fields = gold_fields(kind)
     if not isinstance(text, str):
@@ -443,45 +580,67 @@ def parse_answer(text, kind: str = "p_value") -> Answer | Invalid:
         return Invalid("the completion is empty")
     lines = answer_region(text)
     if kind != "p_value":
-        last = next((ln for ln in reversed(lines) if ln.strip()), "")
-        answer = _closed_form_line(last, kind, fields)
-        if isinstance(answer, Answer):
-            return answer
+        last = next((ln for ln in reversed(lines) if not _SPACER.match(ln)), "")
+        if not _LINE.match(last):
+            answer = _bare_answer(last, kind, fields)
+            if isinstance(answer, Answer):
+                return answer
+    runs = _runs(lines, kind)
     ends = [0]
     for line in lines:
         ends.append(ends[-1] + len(line) + 1)
-    found = [(ends[i + 1], raw) for i, raw in _blocks(lines, kind)]
-    found += _json_answers("\n".join(lines), kind, fields)
-    if not found:
-        want = " / ".join(label.upper() for label, _ in _BLOCK[kind])
-        region = f" in the last {ANSWER_REGION} characters" if len(text) > ANSWER_REGION else ""
+    candidates = []
+    block = _block_answer(runs, fields)
+    if block is not None:
+        candidates.append((ends[block[0] + 1], block[1]))
+    json_found = _json_answer("\n".join(lines), kind, fields)
+    if json_found is not None:
+        candidates.append(json_found)
+    if not candidates:
+        want = " / ".join(_LABELS[label][0].upper() for label, _ in _BLOCK[kind])
+        region = f" in the last {ANSWER_REGION} characters" if len(text.rstrip()) > ANSWER_REGION else ""
         return Invalid(f"no complete {want} answer block{region}")
-    latest = max(found, key=lambda item: item[0])[1]
-    return latest if isinstance(latest, Invalid) else _fields_answer(latest, fields)
+    end, latest = max(candidates, key=lambda item: item[0])
+    if isinstance(latest, Invalid):
+        return latest
+    after = _after_the_answer(lines, ends, end, runs, kind)
+    return after or _fields_answer(latest, fields)
 
 
-_INTERVAL_SEPARATOR = re.compile(r"\s*(?:,|;|\bto\b)\s*")
-_BRACKETS = re.compile(r"^[\[(]|[\])]\s*\.?$")
+def _after_the_answer(lines: list[str], ends: list[int], end: int, runs: list[_Run], kind: str) -> Invalid | None:
+    """Invalid when what follows the answer, ending at offset ``end``, gives
+    part of another answer: a run of answer lines holding a field of the kind
+    or, for a closed-form kind, a line with a number (a yes or no, for yes/no)."""
+    fields = gold_fields(kind)
+    if any(ends[run.first] >= end and any(f in run.fields for f in fields) for run in runs):
+        return Invalid("part of another answer follows the last complete one")
+    if kind == "p_value":
+        return None
+    gives = _YES_NO if kind == "yes_no" else _DIGITS
+    for i, line in enumerate(lines):
+        if ends[i] >= end and gives.search(line.lower()):
+            return Invalid(f"a line after the answer gives another ('{_shown(line)}')")
+    return None
 
 
-def _closed_form_line(line: str, kind: str, fields: tuple[str, ...]) -> Answer | Invalid:
-    """A closed-form answer written on one line, labelled or bare
-    (``0.4312``; ``0.1234, 0.5678``; ``[0.1234, 0.5678]``; ``yes``). A line
-    that is a JSON object is left to the JSON reader."""
-    m = _LINE.match(line)
-    if m and _label(m.group("label")) not in _labels_of(key for key, _ in _BLOCK[kind]):
-        return Invalid("the last line answers something else")
-    value = _value(m) if m else line.strip()
-    if value.startswith("{"):
-        return Invalid("the last line is a JSON object")
-    if kind == "interval":
-        if len(value) > 2 * MAX_VALUE_CHARS:
-            return Invalid("no interval on the last line")
-        parts = [p for p in _INTERVAL_SEPARATOR.split(_BRACKETS.sub("", value)) if p]
-        if len(parts) != 2:
-            return Invalid("no interval on the last line")
-        low, high = parse_number(parts[0]), parse_number(parts[1])
-        if isinstance(low, Invalid) or isinstance(high, Invalid):
-            return Invalid("no interval on the last line")
-        return Answer({"low": low, "high": high})
-    return _fields_answer({fields[0]: value}, fields)
+_INTERVAL_SEPARATOR = re.compile(r"\s*(?:,|;|\bto\b|\u2013)\s*")
+
+
+def _bare_answer(line: str, kind: str, fields: tuple[str, ...]) -> Answer | Invalid:
+    """A closed-form answer written bare on one line (``0.4312``; ``0.1234,
+    0.5678``; ``[0.1234, 0.5678]``; ``yes``)."""
+    value = line.strip()
+    if kind != "interval":
+        return _fields_answer({fields[0]: value}, fields)
+    if len(value) > 2 * MAX_VALUE_CHARS:
+        return Invalid("no interval on the last line")
+    value = _unwrap(value)
+    if value[:1] in "[(" and value[-1:] in "])":
+        value = value[1:-1]
+    parts = [p for p in _INTERVAL_SEPARATOR.split(value) if p]
+    if len(parts) != 2:
+        return Invalid("no interval on the last line")
+    low, high = parse_number(parts[0]), parse_number(parts[1])
+    if isinstance(low, Invalid) or isinstance(high, Invalid):
+        return Invalid("no interval on the last line")
+    return Answer({"low": low, "high": high})

@@ -240,14 +240,18 @@ def load_yaml(path, error, what: str = "file"):
 # --- JSON -------------------------------------------------------------------------
 
 def nested_within(obj, limit: int) -> bool:
-    """True when ``obj`` nests at most ``limit`` levels of lists and dicts."""
+    """True when ``obj`` nests at most ``limit`` levels of lists and dicts
+    (only non-empty containers are kept to visit, so a long flat list costs
+    little memory)."""
+    if not isinstance(obj, (dict, list)):
+        return True
     stack = [(obj, 1)]
     while stack:
         value, depth = stack.pop()
-        if isinstance(value, (dict, list)):
-            if depth > limit:
-                return False
-            stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+        children = [v for v in (value.values() if isinstance(value, dict) else value) if isinstance(v, (dict, list))]
+        if children and depth == limit:
+            return False
+        stack.extend((v, depth + 1) for v in children if v)   # an empty container has nothing below it
     return True
 
 

@@ -34,8 +34,8 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 from .answers import KINDS, P_VALUE, capped_z, gold_problem, value_problem
-from .completions import (Answer, Invalid, answer_from_fields, parse_answer, parse_decision, parse_integer,
-                          parse_number, parse_p_value, parse_yes_no)
+from .completions import (MAX_METHOD_CHARS, Answer, Invalid, answer_from_fields, gold_fields, parse_answer,
+                          parse_decision, parse_integer, parse_number, parse_p_value, parse_yes_no)
 from .errors import InputError
 from .testnames import TestName, identify
 
@@ -47,8 +47,6 @@ __all__ = ["Answer", "Invalid", "RewardResult", "answer_from_fields", "compute_s
 WEIGHT_P, WEIGHT_DECISION, SIGMA = 0.9, 0.1, 1.0
 #: |log10 p_hat - log10 p*| a trajectory may miss by and still be kept for SFT.
 SFT_LOG10_TOLERANCE = 1.0
-#: A METHOD line longer than this names no test (and is not cached).
-MAX_METHOD_CHARS = 300
 #: METHOD lines remembered with the test they name (each at most MAX_METHOD_CHARS long).
 METHOD_CACHE_LINES = 4096
 
@@ -108,7 +106,10 @@ def _task_fields(task) -> tuple[str, dict, list]:
             problem = value_problem(field, alt.get(field))
             if problem:
                 raise InputError(f"the task's accepted[{i}].{field} {problem}")
-    return str(task.get("method", "")), dict(gold), list(accepted)
+    method = task.get("method")
+    if not isinstance(method, str):
+        raise InputError(f"the task's method is {method!r:.60}, not a family name")
+    return method, dict(gold), list(accepted)
 
 
 def _mapping(value, what: str) -> Mapping:
@@ -168,32 +169,63 @@ def named_test(task, method_line: str | None) -> tuple[TestName | None, str | No
     return _identify(method_line or "", _task_fields(task)[0])
 
 
+def _answer(completion, kind: str) -> Answer | Invalid:
+    """``completion`` read as an answer of ``kind``: text parsed, an
+    :class:`Answer` checked to hold that kind's fields with usable values."""
+    if isinstance(completion, Invalid):
+        return completion
+    if not isinstance(completion, Answer):
+        return parse_answer(completion, kind)
+    for name in gold_fields(kind):
+        problem = value_problem(name, completion.values.get(name))
+        if problem:
+            return Invalid(f"the answer's {name} {problem}")
+    return completion
+
+
+@dataclass(frozen=True)
+class _Reference:
+    """What a p-value answer is graded against: the test (canonical or the
+    accepted alternative its METHOD line names), its p-value and decision,
+    and the test the line names."""
+
+    method: str
+    p_value: float
+    decision: str
+    named: TestName | None
+    method_ok: bool | None
+
+
+def _reference(family_name: str, gold: dict, accepted: list, method: str | None, method_aware: bool) -> _Reference:
+    canonical, alternatives = _names(family_name)
+    named, alt = _identify(method, family_name) if method else (None, None)
+    method_ok = None if method is None else (named is not None and (named == canonical or alt is not None))
+    row = next((a for a in accepted if a.get("method") == alt and a.get("p_value") is not None), None)
+    if method_aware and alt is not None and row is not None:
+        return _Reference(alt, row["p_value"], row["decision"], named, method_ok)
+    label = canonical.label if canonical else family_name
+    return _Reference(label, gold["p_value"], gold["decision"], named, method_ok)
+
+
 def reward(task, completion, method_aware: bool = True) -> RewardResult:
     """Score ``completion`` (text, or an :class:`Answer`) against ``task``."""
     family_name, gold, accepted = _task_fields(task)
     kind = gold["kind"]
-    answer = completion if isinstance(completion, (Answer, Invalid)) else parse_answer(completion, kind)
+    answer = _answer(completion, kind)
     if kind != "p_value":
         return _closed_form(answer, gold, kind)
-    canonical, alternatives = _names(family_name)
-    reference = {"method": canonical.label if canonical else family_name, "p_value": gold["p_value"],
-                 "decision": gold["decision"]}
     if isinstance(answer, Invalid):
-        return _invalid(answer.reason, reference["method"])
-    named, alt = _identify(answer.method, family_name) if answer.method else (None, None)
-    if method_aware and alt is not None:
-        row = next((a for a in accepted if a.get("method") == alt and a.get("p_value") is not None), None)
-        if row is not None:
-            reference = {"method": alt, "p_value": row["p_value"], "decision": row["decision"]}
-    z_hat, z_gold = capped_z(answer.values["p_value"]), capped_z(reference["p_value"])
+        canonical = _names(family_name)[0]
+        return _invalid(answer.reason, canonical.label if canonical else family_name)
+    ref = _reference(family_name, gold, accepted, answer.method, method_aware)
+    z_hat, z_gold = capped_z(answer.values["p_value"]), capped_z(ref.p_value)
     dz = z_hat - z_gold
     r_p = math.exp(-abs(dz) / SIGMA)
-    match = answer.values["decision"] == reference["decision"]
+    match = answer.values["decision"] == ref.decision
     r_c = 1.0 if match else 0.0
-    method_ok = None if answer.method is None else (named is not None and (named == canonical or alt is not None))
     return RewardResult(WEIGHT_P * r_p + WEIGHT_DECISION * r_c, r_p, r_c, True, z_hat, z_gold, dz, match,
-                        match and abs(dz) < P_VALUE.strict, None, reference["method"],
-                        named.label if named else None, method_ok)
+                        match and abs(dz) < P_VALUE.strict, None, ref.method,
+                        ref.named.label if ref.named else None, ref.method_ok)
 
 
 def _closed_form(answer, gold: dict, kind: str) -> RewardResult:
@@ -208,18 +240,19 @@ def _closed_form(answer, gold: dict, kind: str) -> RewardResult:
 def sft_keep(task, completion, method_aware: bool = True) -> bool:
     """The paper's SFT filter: keep a trajectory when its decision matches and
     |log10 p_hat - log10 p*| <= 1 (p* the p-value it was graded against)."""
-    _, gold, accepted = _task_fields(task)
+    family_name, gold, accepted = _task_fields(task)
     if gold["kind"] != "p_value":
         return reward(task, completion).strict
-    answer = completion if isinstance(completion, (Answer, Invalid)) else parse_answer(completion)
-    result = reward(task, answer, method_aware)
-    if not result.valid or not result.raw:
+    answer = _answer(completion, "p_value")
+    if isinstance(answer, Invalid):
         return False
+    ref = _reference(family_name, gold, accepted, answer.method, method_aware)
     p_hat = answer.values["p_value"]
-    p_ref = next((a["p_value"] for a in accepted if a.get("method") == result.graded_against), gold["p_value"])
-    if p_hat <= 0.0 or p_ref <= 0.0:
-        return p_hat == p_ref
-    return abs(math.log10(p_hat) - math.log10(p_ref)) <= SFT_LOG10_TOLERANCE
+    if answer.values["decision"] != ref.decision:
+        return False
+    if p_hat <= 0.0 or ref.p_value <= 0.0:
+        return p_hat == ref.p_value
+    return abs(math.log10(p_hat) - math.log10(ref.p_value)) <= SFT_LOG10_TOLERANCE
 
 
 def ground_truth(record: Mapping) -> dict:

@@ -40,11 +40,12 @@ COLUMNS = ["task_id", "method", "scenario", "n", "effect", "prompt_style", "pert
 BASELINES = ("gold", "naive")
 #: Problems listed by line number, at most this many per kind (all are counted).
 MAX_LISTED = 20
-#: A predictions line longer than this is not read (a 1 MB completion fits, even with every character escaped).
-MAX_LINE_BYTES = 16 << 20
+#: A predictions line longer than this is not read (a completion of 1 MB fits, even with many characters escaped).
+MAX_LINE_BYTES = 8 << 20
 #: The largest run number.
 MAX_RUN = 10**9
 BOM = b"\xef\xbb\xbf"
+NOT_AN_OBJECT = "not a JSON object"
 #: pass@k is reported for k up to this, then at powers of two and at the fewest runs of any task.
 EVERY_K_UP_TO = 10
 
@@ -126,9 +127,9 @@ def _json_row(text: str) -> dict | str:
     except RecursionError:
         return f"nested more than {MAX_DEPTH} levels deep"
     except ValueError:
-        return "not a JSON object"
+        return NOT_AN_OBJECT
     if not isinstance(row, dict):
-        return "not a JSON object"
+        return NOT_AN_OBJECT
     return row if nested_within(row, MAX_DEPTH) else f"nested more than {MAX_DEPTH} levels deep"
 
 
@@ -152,8 +153,9 @@ def read_predictions(path, kinds: dict[str, str]) -> tuple[dict, Problems]:
             if problem:
                 problems.add(problem, number)
     if objects == 0:
-        raise InputError(f"{path}: not JSONL: no line is a JSON object (expected "
-                         '{"task_id": ..., "completion": ...} per line)')
+        other = next(((kind, lines[0]) for kind, lines in problems.lines.items() if kind != NOT_AN_OBJECT), None)
+        why = f"line {other[1]} is {other[0]}" if other else 'expected {"task_id": ..., "completion": ...} per line'
+        raise InputError(f"{path}: not JSONL: no line is a JSON object ({why})")
     return {k: v for k, v in answers.items() if v}, problems
 
 

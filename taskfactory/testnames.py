@@ -14,40 +14,78 @@ text, and the match with the most words (then the most letters) wins, so
 "Welch one-way ANOVA" names Welch's F rather than the classical F, and
 ``t.test(y ~ g, var.equal = TRUE)`` names Student's test rather than Welch's.
 
-A name that a negation governs is not named: after "not", "never",
-"instead of", "rather than", "as opposed to" and "in place of", to the end of
-the clause (``, ; : ( ) [ ] { }``, a full stop, or "but"), words count only
-for phrases that hold a negation themselves (R's "One-way analysis of means
-(not assuming equal variances)" names Welch's F). So "classical one-way ANOVA
-(not Welch)" names the classical F, and "Welch t-test (not Student's)" Welch's
-t. ("without" is not a negation here: "without continuity correction" names
-a test.)
+A line names no test when it is ambiguous or unreadable:
+
+- Negated names are not named. "not", "never", "no", "without", "sans",
+  "excluding", "except", "instead of", "rather than", "as opposed to" and "in
+  place of" govern the words after them to the end of the clause (``, ; : (
+  ) [ ] { }``, a full stop, a question mark or "but"); "non" governs the next
+  word; "... not used" (needed, applied, chosen, ...) governs its clause back
+  to where it starts; ``~~struck~~`` text is governed too. A phrase that holds
+  a negation itself ("One-way analysis of means (not assuming equal
+  variances)", "Poisson regression without offset") is matched instead as a
+  run of consecutive words of the whole line. So "classical one-way ANOVA (not
+  Welch)" names the classical F and "Welch t-test (not Student's)" Welch's t.
+- A line whose free words name two tests, neither phrase inside the other
+  ("Spearman (Kendall's tau would also do)"), names none, as does one whose
+  sides of "or", "either", "vs" name different tests ("either Welch ANOVA or
+  one-way ANOVA"; "Mann-Whitney U (or Wilcoxon rank sum) test" names one).
+- A line holding letters outside ASCII that are not accented Latin letters or
+  the Greek letters of statistics (a Cyrillic "о" in "nоt") names none.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
 #: A negation, and where the clause it governs ends.
-_NEGATION = re.compile(r"\b(?:not|never|instead\s+of|rather\s+than|as\s+opposed\s+to|in\s+place\s+of)\b", re.I)
-_CLAUSE_END = re.compile(r"[,;:()\[\]{}]|\.(?:\s|$)|\bbut\b", re.I)
-#: Words of a phrase that make it a negated name itself, matched on the whole text.
-_NEGATING = frozenset({"not", "never", "instead", "rather"})
+_NEGATION = re.compile(r"\b(?:not|never|no|without|sans|excluding|except|\w+n't|instead\s+of|rather\s+than"
+                       r"|as\s+opposed\s+to|in\s+place\s+of)\b|~~", re.I)
+_NON = re.compile(r"\bnon[\s-]*\w+", re.I)
+_NOT_USED = re.compile(r"\b(?:not|never)\s+(?:used|needed|applied|required|chosen|appropriate|run|done|performed"
+                       r"|considered|valid|suitable)\b", re.I)
+#: Words that set one test against another: each side must name the same test.
+_ALTERNATIVES = re.compile(r"\b(?:or|either|vs|versus)\b", re.I)
+_CLAUSE_END = re.compile(r"[,;:()\[\]{}?]|\.(?:\s|$)|\bbut\b|~~", re.I)
+#: Words of a phrase that make it a negated name itself, matched as a run of the line's words.
+_NEGATING = frozenset({"not", "never", "no", "without", "sans", "excluding", "except", "instead", "rather", "non"})
 _POSSESSIVE = re.compile(r"(\w)['\u2019`]s\b")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
+#: Greek letters statistics is written with, by name (other letters outside ASCII are
+#: unreadable), and typographic apostrophes as plain ones.
+_READ = str.maketrans({"\u2019": "'", "\u2018": "'", "χ": " chi ", "τ": " tau ", "ρ": " rho ", "α": " alpha ",
+                        "β": " beta ", "μ": " mu ", "σ": " sigma ", "θ": " theta ", "λ": " lambda ", "ε": " epsilon ",
+                        "η": " eta "})
 #: Words written several ways, read as one.
-_SAME_WORD = {"oneway": "one way", "2": "two", "chisq": "chi square", "squared": "square", "versus": "vs", "samples": "sample", "proportions": "proportion",
-              "variances": "variance", "tests": "test", "ranks": "rank", "means": "mean", "ttest": "t test", "utest": "u test"}
+_SAME_WORD = {"oneway": "one way", "2": "two", "chisq": "chi square", "squared": "square", "versus": "vs",
+              "samples": "sample", "proportions": "proportion", "variances": "variance", "tests": "test",
+              "ranks": "rank", "means": "mean", "ttest": "t test", "utest": "u test", "errors": "error"}
+
+
+def plain(text: str) -> str | None:
+    """``text`` in ASCII as names are read (accents, combining marks and
+    invisible characters dropped, Greek letters by name, ``χ²`` as "chisq"),
+    or None when it holds letters this reading does not know."""
+    text = text.replace("χ²", " chisq ").replace("χ2", " chisq ").translate(_READ)
+    text = "".join(c for c in unicodedata.normalize("NFKD", text) if unicodedata.category(c) not in ("Mn", "Cf"))
+    if not text.isascii():
+        if any(not c.isascii() and c.isalpha() for c in text):
+            return None
+        text = "".join(c if c.isascii() else " " for c in text)   # a dash or a sign parts words
+    return text
 
 
 def words(text: str) -> tuple[str, ...]:
-    """The words of ``text`` as names are compared (see the module docstring)."""
-    text = text.replace("χ²", " chisq ").replace("χ2", " chisq ")
-    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
-    text = _POSSESSIVE.sub(r"\1", text)
+    """The words of ``text`` as names are compared (see the module docstring);
+    none when it holds letters this reading does not know."""
+    text = plain(text)
+    if text is None:
+        return ()
+    text = _POSSESSIVE.sub(r"\1", text.lower())
     out: list[str] = []
     for word in _NON_WORD.split(text):
         if word:
@@ -67,28 +105,49 @@ class TestName:
         if not self.label.strip():
             raise ValueError("a test name needs a label")
 
-    def match(self, text_words: frozenset[str], free_words: frozenset[str] | None = None) -> tuple[int, int]:
-        """(words, letters) of the longest phrase all of whose words are in
-        ``free_words`` (the words no negation governs; all of ``text_words``
-        when None), or in ``text_words`` for a phrase holding a negation
-        itself; (0, 0) when none is."""
-        best = (0, 0)
+    def matches(self, line: "Line") -> list[tuple[tuple[int, int], frozenset[str]]]:
+        """((words, letters), words) of each phrase of this name that ``line``
+        holds: its free words, or for a phrase holding a negation, a run of
+        its words."""
+        found = []
         for phrase in (self.label, *self.phrases):
             ws = _phrase_words(phrase)
-            within = text_words if free_words is None or ws & _NEGATING else free_words
-            if ws and ws <= within:
-                best = max(best, (len(ws), sum(map(len, ws))))
-        return best
+            held = line.has_run(_phrase_run(phrase)) if ws & _NEGATING else ws <= line.free
+            if ws and held:
+                found.append(((len(ws), sum(map(len, ws))), ws))
+        return found
+
+
+@dataclass(frozen=True)
+class Line:
+    """A METHOD line's words: all of them in order, and those no negation governs."""
+
+    sequence: tuple[str, ...]
+    free: frozenset[str]
+
+    def has_run(self, run: tuple[str, ...]) -> bool:
+        """True when ``run`` occurs as consecutive words of the line."""
+        n = len(run)
+        return n > 0 and any(self.sequence[i:i + n] == run for i in range(len(self.sequence) - n + 1))
 
 
 def free_text(text: str) -> str:
-    """``text`` without the clauses that a negation governs (see the module
+    """``text`` with what a negation governs blanked out (see the module
     docstring); linear in the length of ``text``."""
-    kept, pos = [], 0
+    governed = [(m.start(), m.end()) for m in _NON.finditer(text)]
+    pos = 0
     while (neg := _NEGATION.search(text, pos)) is not None:
         end = _CLAUSE_END.search(text, neg.end())
-        kept.append(text[pos:neg.start()])
         pos = end.start() if end else len(text)
+        governed.append((neg.start(), pos))
+    starts = [0] + [m.end() for m in _CLAUSE_END.finditer(text)]
+    for m in _NOT_USED.finditer(text):
+        governed.append((starts[bisect.bisect_right(starts, m.start()) - 1], m.end()))
+    kept, pos = [], 0
+    for start, end in sorted(governed):
+        if start > pos:
+            kept.append(text[pos:start])
+        pos = max(pos, end)
     kept.append(text[pos:])
     return " ".join(kept)
 
@@ -98,18 +157,40 @@ def _phrase_words(phrase: str) -> frozenset[str]:
     return frozenset(words(phrase))
 
 
+@lru_cache(maxsize=4096)
+def _phrase_run(phrase: str) -> tuple[str, ...]:
+    return words(phrase)
+
+
 def identify(text: str, names, prefer=()) -> TestName | None:
     """The test of ``names`` (an iterable of :class:`TestName`) that ``text``
-    names, or None when it names none (negated names aside). On a tie the first of ``prefer`` wins,
-    then the first of ``names``."""
-    text_words = frozenset(words(text or ""))
-    if not text_words:
+    names, or None when it names none, is ambiguous or unreadable (see the
+    module docstring). On a tie the first of ``prefer`` wins, then the first
+    of ``names``."""
+    readable = plain(text or "")
+    if readable is None:
         return None
-    free_words = frozenset(words(free_text(text)))
     order = list(prefer) + [n for n in names if n not in prefer]
-    best, best_score = None, (0, 0)
-    for name in order:
-        score = name.match(text_words, free_words)
-        if score > best_score:
-            best, best_score = name, score
+    free = free_text(readable)
+    parts = [part for part in _ALTERNATIVES.split(free) if part.strip()]
+    if len(parts) > 1 and len({_named(words(part), part, order) for part in parts} - {None}) > 1:
+        return None
+    return _named(words(readable), free, order)
+
+
+def _named(sequence: tuple[str, ...], free: str, order: list[TestName]) -> TestName | None:
+    """The test the words ``sequence`` name, ``free`` being their text with
+    negations blanked out: the best match, unless a second test is named
+    beside it."""
+    if not sequence:
+        return None
+    line = Line(sequence, frozenset(words(free)))
+    found = [(name, phrases) for name in order if (phrases := name.matches(line))]
+    if not found:
+        return None
+    best, phrases = max(found, key=lambda item: max(score for score, _ in item[1]))   # max keeps the first on a tie
+    best_words = frozenset().union(*(ws for _, ws in phrases))
+    for name, others in found:
+        if name != best and any(not ws <= best_words for _, ws in others):
+            return None   # a second test named beside the best, not inside its phrases
     return best

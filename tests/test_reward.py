@@ -261,7 +261,8 @@ def test_a_task_whose_gold_cannot_grade_is_refused_by_name():
             reward({"method": "welch_t", "gold": gold}, block(0.2))
         assert str(err.value) == message
     with pytest.raises(InputError) as err:
-        reward(task(0.2, "fail to reject", accepted=[{"method": "x", "p_value": 2.0, "decision": "reject"}]), block(0.2))
+        forged = [{"method": "x", "p_value": 2.0, "decision": "reject"}]
+        reward(task(0.2, "fail to reject", accepted=forged), block(0.2))
     assert str(err.value) == "the task's accepted[0].p_value is 2.0, not a p-value in [0, 1]"
     with pytest.raises(InputError) as err:
         compute_score("taskfactory", block(0.2), '[' * 100_000)
@@ -272,3 +273,32 @@ def test_a_completion_that_is_not_text_is_invalid_with_its_type():
     for value in (None, b"P_VALUE: 0.01\nDECISION: reject", 3, ["METHOD: Welch"]):
         r = reward(task(0.01, "reject"), value)
         assert (r.valid, r.reward, r.reason) == (False, 0.0, f"the completion is not text (got {type(value).__name__})")
+
+
+def test_an_answer_given_as_fields_is_checked_before_it_is_scored():
+    welch, yes_no = task(0.0132, "reject"), {"method": "two_prop", "gold": {"kind": "yes_no", "yes_no": False}}
+    for t, given, reason in [(welch, Answer({}), "the answer's p_value is None, not a p-value in [0, 1]"),
+                             (yes_no, Answer({"p_value": 0.1, "decision": "reject"}),
+                              "the answer's yes_no is None, not true or false"),
+                             (welch, Answer({"p_value": "x", "decision": "reject"}),
+                              "the answer's p_value is 'x', not a p-value in [0, 1]"),
+                             (welch, Answer({"p_value": float("nan"), "decision": "reject"}),
+                              "the answer's p_value is nan, not a p-value in [0, 1]")]:
+        r = reward(t, given)
+        assert (r.valid, r.reward, r.reason) == (False, 0.0, reason)
+
+
+def test_sft_keep_grades_against_the_test_reward_grades_against():
+    odd = task(0.0132, "reject", accepted=[{"method": "Welch two-sample t-test", "decision": "fail to reject"}])
+    assert sft_keep(odd, block(0.0132)) and not sft_keep(odd, block(0.2))
+    with pytest.raises(InputError) as err:
+        reward({"gold": {"kind": "p_value", "p_value": 0.1, "decision": "reject"}}, block(0.1))
+    assert str(err.value) == "the task's method is None, not a family name"
+
+
+def test_a_predictions_file_of_unusable_lines_says_why(corpus, tmp_path):
+    path = tmp_path / "deep.jsonl"
+    path.write_text("[" * 50 + "]" * 50 + "\n" + '{"a": ' * 40 + "1" + "}" * 40 + "\n")
+    with pytest.raises(InputError) as err:
+        score(corpus, path)
+    assert str(err.value) == f"{path}: not JSONL: no line is a JSON object (line 2 is nested more than 32 levels deep)"

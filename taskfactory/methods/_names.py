@@ -7,7 +7,8 @@ from ..testnames import TestName
 
 WELCH_T = TestName("Welch two-sample t-test", (
     "welch", "welch t test", "unequal variance t test", "separate variance t test", "satterthwaite t test",
-    "t test", "t test var equal false", "t test not assuming equal variance"))
+    "t test", "t test var equal false", "t test not assuming equal variance",
+    "t test without assuming equal variance"))
 STUDENT_T = TestName("Student two-sample t-test", (
     "student", "student t test", "two sample t test", "pooled t test", "pooled variance t test",
     "equal variance t test", "t test var equal true", "independent sample t test assuming equal variance"))
@@ -36,7 +37,7 @@ CLASSICAL_ANOVA = TestName("One-way analysis of variance (equal variances)", (
 WELCH_ANOVA = TestName("Welch one-way ANOVA", (
     "welch anova", "welch f", "welch f test", "welch one way anova", "welch test", "one way test",
     "one way analysis of mean not assuming equal variance", "anova not assuming equal variance",
-    "heteroscedastic anova", "welch analysis of variance"))
+    "heteroscedastic anova", "welch analysis of variance", "anova without assuming equal variance"))
 KRUSKAL_WALLIS = TestName("Kruskal-Wallis rank sum test", (
     "kruskal wallis", "kruskal wallis h", "kruskal test", "kruskal wallis rank sum test", "h test"))
 
@@ -52,17 +53,20 @@ KENDALL = TestName("Kendall rank correlation test", (
 OLS = TestName("Linear regression t-test of the coefficient", (
     "linear regression", "multiple regression", "multiple linear regression", "ols", "ordinary least square",
     "summary lm", "lm", "regression t test", "t test of the coefficient", "adjusted regression",
-    "linear model"))
+    "linear model", "ols t test"))
 UNADJUSTED_OLS = TestName("Simple linear regression without the covariates", (
     "simple linear regression", "simple regression", "unadjusted regression", "unadjusted linear regression",
     "bivariate regression", "regression without covariate", "lm without covariate"))
 OLS_HC3 = TestName("Linear regression with HC3 robust standard errors", (
     "robust standard error", "heteroscedasticity consistent", "heteroskedasticity consistent", "hc3",
     "vcovhc", "sandwich", "white standard error", "huber white", "robust regression standard error",
-    "heteroscedasticity robust", "heteroskedasticity robust", "coeftest vcovhc"))
+    "heteroscedasticity robust", "heteroskedasticity robust", "coeftest vcovhc", "ols robust standard error",
+    "ols white standard error", "ols hc3", "lm hc3", "lm robust standard error", "regression robust standard error"))
 OLS_CLUSTER = TestName("Linear regression with cluster-robust standard errors", (
     "cluster robust", "clustered standard error", "cluster robust standard error", "vcovcl",
-    "coeftest vcovcl", "standard error clustered by", "cluster sandwich", "cluster adjusted standard error"))
+    "coeftest vcovcl", "standard error clustered by", "cluster sandwich", "cluster adjusted standard error",
+    "ols clustered standard error", "ols cluster robust standard error", "lm clustered standard error",
+    "regression clustered standard error"))
 LINEAR_MIXED = TestName("Linear mixed model with a random intercept (REML, Satterthwaite t-test)", (
     "linear mixed model", "linear mixed effects model", "mixed model", "mixed effects model", "mixed effects regression",
     "lmer", "lmertest", "lme4", "random intercept", "random intercept model", "random intercept regression",
@@ -86,7 +90,8 @@ LOGISTIC = TestName("Logistic regression Wald z-test", (
     "logistic model", "binary logistic regression", "wald z logistic"))
 UNADJUSTED_LOGISTIC = TestName("Logistic regression without the covariates", (
     "unadjusted logistic regression", "simple logistic regression", "crude logistic regression",
-    "logistic regression without covariate", "univariable logistic regression"))
+    "logistic regression without covariate", "univariable logistic regression",
+    "logistic regression on the exposure alone"))
 POISSON = TestName("Poisson regression Wald z-test", (
     "poisson regression", "poisson glm", "glm poisson", "glm family poisson", "poisson model",
     "log linear poisson", "poisson rate regression", "poisson regression with offset"))
@@ -122,11 +127,13 @@ CHI_SQUARE_GOF = TestName("Chi-square goodness-of-fit test", (
 PROP_TEST = TestName("Two-sample test for equality of proportions with continuity correction", (
     "prop test", "test for equality of proportion", "two proportion test", "yates",
     "continuity corrected two proportion z test", "two proportion z test with continuity correction",
-    "chi square test with yates continuity correction"))
+    "chi square test with yates continuity correction", "two proportion z test with yates correction",
+    "yates corrected"))
 PROP_Z = TestName("Two-proportion z-test without continuity correction", (
     "two proportion z test", "z test for two proportion", "z test of proportion", "pooled z test",
-    "two sample z test for proportion", "prop test correct false", "without continuity correction",
-    "uncorrected", "two sample test for equality of proportion without continuity correction"))
+    "two sample z test for proportion", "prop test correct false", "prop test without continuity correction",
+    "proportion test without continuity correction", "uncorrected z test", "uncorrected prop test",
+    "two sample test for equality of proportion without continuity correction"))
 
 LOG_RANK = TestName("Log-rank test", (
     "log rank", "logrank", "log rank test", "survdiff", "mantel cox", "mantel cox test", "log rank chi square",
