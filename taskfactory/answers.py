@@ -97,7 +97,7 @@ YES_NO = AnswerSpec("yes_no", ("yes_no",), "End your answer with exactly this li
 KINDS = {spec.kind: spec for spec in (P_VALUE, ESTIMATE, INTERVAL, INTEGER, COUNT, YES_NO)}
 
 
-def value_problem(field: str, value) -> str | None:
+def field_problem(field: str, value) -> str | None:
     """Why ``value`` cannot be a gold's (or an accepted test's) ``field``, or
     None: a p-value is a real number in [0, 1], a decision one of
     :data:`DECISIONS`, an estimate or an interval's end a finite real number,
@@ -124,7 +124,7 @@ def gold_problem(gold) -> str | None:
     if spec is None:
         return f"gold.kind is {gold.get('kind')!r:.60}, not one of {', '.join(KINDS)}"
     for field in spec.fields:
-        problem = None if field == "kind" else value_problem(field, gold.get(field))
+        problem = None if field == "kind" else field_problem(field, gold.get(field))
         if problem:
             return f"gold.{field} {problem}"
     if spec.kind == "interval" and gold["low"] > gold["high"]:

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
-from .answers import KINDS, P_VALUE, capped_z, gold_problem, value_problem
+from .answers import KINDS, P_VALUE, capped_z, field_problem, gold_problem
 from .completions import (MAX_METHOD_CHARS, Answer, Invalid, answer_from_fields, gold_fields, parse_answer,
                           parse_decision, parse_integer, parse_number, parse_p_value, parse_yes_no)
 from .errors import InputError
@@ -103,7 +103,7 @@ def _task_fields(task) -> tuple[str, dict, list]:
         if not isinstance(alt, Mapping) or not isinstance(alt.get("method"), str):
             raise InputError(f"the task's accepted[{i}] has no method name")
         for field in ("p_value", "decision") if alt.get("p_value") is not None else ():
-            problem = value_problem(field, alt.get(field))
+            problem = field_problem(field, alt.get(field))
             if problem:
                 raise InputError(f"the task's accepted[{i}].{field} {problem}")
     method = task.get("method")
@@ -177,7 +177,7 @@ def _answer(completion, kind: str) -> Answer | Invalid:
     if not isinstance(completion, Answer):
         return parse_answer(completion, kind)
     for name in gold_fields(kind):
-        problem = value_problem(name, completion.values.get(name))
+        problem = field_problem(name, completion.values.get(name))
         if problem:
             return Invalid(f"the answer's {name} {problem}")
     return completion
