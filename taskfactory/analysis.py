@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import math
+import numbers
 
 import numpy as np
 import pandas as pd
@@ -13,8 +15,9 @@ import pyarrow.csv as pacsv
 
 from .condition import Condition
 from .errors import DataError, InputError
-from .family import Alternative, shares_problem
+from .family import ANY_NUMBER, VALUE_KINDS, Alternative, shares_problem, value_problem
 from .registry import families, family_names, get_family
+from .methods._common import require_held, shown
 from .result import TestResult
 
 
@@ -127,6 +130,8 @@ def run_test(family, condition, data: pd.DataFrame, ranges: dict | None = None,
     else:
         raise ValueError(f"which ({which!r}) must be 'analyse', 'naive' or an accepted alternative")
     res = func(condition, d)
+    tested = [t for t in res.terms if t.name == res.target]
+    require_held([t.std_error * t.std_error for t in tested], [t.name for t in tested])
     if not (isinstance(res.pvalue, float) and 0.0 <= res.pvalue <= 1.0
             and (res.statistic is None or math.isfinite(res.statistic))):
         name = which.method if isinstance(which, Alternative) else which
@@ -136,7 +141,7 @@ def run_test(family, condition, data: pd.DataFrame, ranges: dict | None = None,
     return res
 
 
-def _check_arguments(family, data, roles, alpha, ranges) -> None:
+def _check_arguments(family, data, roles, alpha) -> None:
     """Refuse arguments :func:`analyse` cannot use, naming what is wrong."""
     if not isinstance(data, pd.DataFrame):
         raise InputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
@@ -156,8 +161,9 @@ def _check_arguments(family, data, roles, alpha, ranges) -> None:
     for role, kind in family.roles.items():
         value = roles[role]
         if kind == "value":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise InputError(f"role '{role}' must be a finite number, got {value!r}")
+            problem = value_problem(value, family.value_domains.get(role, ANY_NUMBER))
+            if problem:
+                raise InputError(f"role '{role}' {problem}")
         elif kind == "shares":
             problem = shares_problem(value)
             if problem:
@@ -170,16 +176,86 @@ def _check_arguments(family, data, roles, alpha, ranges) -> None:
                 raise InputError(f"role '{role}' must be a list of distinct column names (possibly empty), got {value!r}")
         elif not isinstance(value, str):
             raise InputError(f"role '{role}' must be a column name, got {value!r}")
-    for role, kind in family.roles.items():
-        col = roles[role]
-        if kind != "numeric" or col not in data.columns:  # prepare() names a missing column
+
+
+def _is_missing(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def _is_real(value) -> bool:
+    """A real number (an int, float, numpy number, Fraction, or a Decimal as
+    databases return numbers), not a boolean."""
+    return isinstance(value, (numbers.Real, decimal.Decimal)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_label(value) -> bool:
+    """A cell a category or design column can hold: a single value (a text,
+    real number or boolean), not a sequence or a complex number."""
+    return pd.api.types.is_scalar(value) and not isinstance(value, (complex, np.complexfloating))
+
+
+def _first_bad(column: pd.Series, ok) -> tuple | None:
+    """``(row label, cell)`` of the first cell of ``column`` that is neither missing nor ``ok``, or None."""
+    return next(((label, v) for label, v in column.items() if not (_is_missing(v) or ok(v))), None)
+
+
+def _as_float(value) -> float:
+    if _is_missing(value):
+        return math.nan
+    try:
+        return float(value)   # the nearest double, as R reads the number's decimal text
+    except OverflowError:   # an integer beyond the doubles: R reads it as Inf
+        return math.inf if value > 0 else -math.inf
+
+
+def _holds_only(column: pd.Series, kind: str) -> bool:
+    """Whether ``column``'s type alone shows its cells fit a role of ``kind``:
+    real numbers (any kind), or texts (any kind but numeric)."""
+    dtype = column.dtype
+    if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_complex_dtype(dtype):
+        return False
+    if pd.api.types.is_numeric_dtype(dtype):
+        return True
+    return kind != "numeric" and pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty")
+
+
+def _test_columns(family, roles: dict) -> list[tuple[str, str, str]]:
+    """``(role, kind, column)`` of every column the test uses, in role order
+    (as :meth:`~taskfactory.family.Family.role_columns` lists them)."""
+    return [(role, kind, col) for role, kind in family.roles.items() if kind not in VALUE_KINDS
+            for col in (roles[role] if kind == "columns" else [roles[role]])]
+
+
+def _role_cells(family, data: pd.DataFrame, roles: dict) -> pd.DataFrame:
+    """``data`` with the cells of its role columns checked.
+
+    A numeric role's column must hold real numbers and missing values; a
+    column of the ``columns`` kind (a covariate) may instead hold labels, as
+    must a category or design role's column: texts, real numbers, booleans.
+    A column of Python objects that are real numbers and missing values
+    (``None``, ``NaN``, ``pd.NA``) is taken as numbers with missing values,
+    as R's ``read.csv`` reads such a column, and returned converted to floats.
+    Raises :class:`DataError` naming the column, its role and the first bad
+    cell with its row."""
+    converted = {}
+    for role, kind, col in _test_columns(family, roles):
+        if col not in data.columns or _holds_only(data[col], kind):   # prepare() names a missing column
             continue
-        column = data[col]
-        if pd.api.types.is_bool_dtype(column) or not pd.api.types.is_numeric_dtype(column):
-            bad = next((v for v in column if isinstance(v, bool) or not isinstance(v, (int, float, np.number))), None)
-            raise DataError(f"column '{col}' (role '{role}') must hold numbers; it holds {bad!r}")
-    if ranges is None:
-        return
+        cells = data[col].astype(object)
+        if _first_bad(cells, _is_real) is None:
+            if kind in ("numeric", "columns"):
+                converted[col] = np.array([_as_float(v) for v in cells], dtype=float)
+            continue
+        found = _first_bad(cells, _is_real if kind == "numeric" else _is_label)
+        if found:
+            what = "real numbers" if kind == "numeric" else "texts or real numbers"
+            raise DataError(f"column '{col}' (role '{role}') must hold {what}; it holds {shown(found[1])} "
+                            f"at row {shown(found[0])}")
+    return data.assign(**converted) if converted else data
+
+
+def _check_ranges(data: pd.DataFrame, ranges) -> None:
+    """Refuse ``ranges`` :func:`analyse` cannot use, naming what is wrong."""
     if not isinstance(ranges, dict):
         raise InputError(f"ranges must be a mapping of column to (low, high), got {type(ranges).__name__}")
     for col, bounds in ranges.items():
@@ -193,24 +269,51 @@ def _check_arguments(family, data, roles, alpha, ranges) -> None:
             raise InputError(f"range of '{col}' must be (low, high) with finite low < high, got {bounds!r}")
 
 
+def _refuse_infinite(family, data: pd.DataFrame, roles: dict) -> None:
+    """Raise :class:`DataError` naming the first infinite value left in a
+    numeric column of the test (R keeps it: it is not missing, and no test
+    of it is reliable)."""
+    for role, _, col in _test_columns(family, roles):
+        column = data[col]
+        if not pd.api.types.is_float_dtype(column):
+            continue
+        infinite = np.isinf(column.to_numpy(dtype=float, na_value=np.nan))
+        if infinite.any():
+            at = int(np.argmax(infinite))
+            raise DataError(f"column '{col}' (role '{role}') holds an infinite value ({shown(column.iloc[at])}) "
+                            f"at row {shown(column.index[at])}")
+
+
 def analyse(method: str, data: pd.DataFrame, roles: dict, alpha: float = 0.05, ranges: dict | None = None) -> TestResult:
     """Run ``method``'s canonical test on any data frame, as R's call would.
 
     ``roles`` maps the family's roles (see ``taskfactory methods``) to column
-    names or reference values, e.g. ``{"outcome": "sbp", "group": "arm"}``.
-    ``ranges`` optionally maps columns to their plausible ``(low, high)``;
-    values outside become missing. Rows with a missing cell in the test's
-    columns are dropped. Example::
+    names or reference values, e.g. ``{"outcome": "sbp", "group": "arm"}``;
+    a reference value must lie in its domain (``p0`` of ``binomial_exact``
+    strictly between 0 and 1). ``ranges`` optionally maps columns to their
+    plausible ``(low, high)``; values outside become missing. Rows with a
+    missing cell in the test's columns are then dropped. Example::
 
         >>> taskfactory.analyse("welch_t", df, {"outcome": "sbp", "group": "arm"}).pvalue
 
+    The data are read as R's ``read.csv`` would hold them: a numeric role's
+    column holds real numbers; missing cells are ``NaN``, ``None`` or
+    ``pd.NA``, so a column of Python objects that are numbers and ``None``
+    counts as numbers with missing values, as R reads them. Category and
+    design columns hold single values (texts, real numbers, booleans).
+
     Raises :class:`~taskfactory.errors.InputError` for arguments it cannot use
-    (an unknown method; roles that are missing, unknown or of the wrong kind;
-    ``data`` that is not a DataFrame; ``alpha`` outside (0, 1); malformed
-    ``ranges``) and its subclass :class:`~taskfactory.errors.DataError` for
-    data that cannot give a reliable result (text in a numeric column, a column
-    named twice or missing, too few rows, no variation). Both are
-    :class:`~taskfactory.errors.TaskFactoryError`.
+    (an unknown method; roles that are missing, unknown, of the wrong kind or
+    outside their domain; ``data`` that is not a DataFrame; ``alpha`` outside
+    (0, 1); malformed ``ranges``) and its subclass
+    :class:`~taskfactory.errors.DataError` for data that cannot give a
+    reliable result, naming the column, role, value and row where there is
+    one: a cell that is not a real number in a numeric column (text, a
+    boolean, a complex number, a tuple), an infinite value left after the
+    ranges, a column named twice or missing, too few rows, a constant
+    outcome, exposure or group, or magnitudes so extreme that double
+    precision cannot hold the test's products (where R's result is noise
+    too). Both are :class:`~taskfactory.errors.TaskFactoryError`.
     """
     analysable = [f.name for f in families() if f.has_data]
     if method not in analysable:
@@ -218,6 +321,11 @@ def analyse(method: str, data: pd.DataFrame, roles: dict, alpha: float = 0.05, r
         what = "asks a question without a dataset" if known else "is not a method"
         raise InputError(f"{method!r} {what}; analyse takes {', '.join(analysable)}")
     family = get_family(method)
-    _check_arguments(family, data, roles, alpha, ranges)
+    _check_arguments(family, data, roles, alpha)
+    data = _role_cells(family, data, roles)
+    if ranges is not None:
+        _check_ranges(data, ranges)
+    prepared = prepare(family, data, roles, ranges)
+    _refuse_infinite(family, prepared, roles)
     condition = Condition(method=method, roles=dict(roles), alpha=alpha)
-    return run_test(family, condition, data, ranges)
+    return run_test(family, condition, prepared, prepared=True)

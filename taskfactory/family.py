@@ -28,6 +28,7 @@ A family is a subclass of :class:`Family` in its own module under
 from __future__ import annotations
 
 import math
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -93,6 +94,21 @@ def shares_problem(value) -> str | None:
     return None
 
 
+#: The domain of a ``value`` role a family does not narrow: any finite number.
+ANY_NUMBER = (-math.inf, math.inf)
+
+
+def value_problem(value, domain: tuple[float, float] = ANY_NUMBER) -> str | None:
+    """What is wrong with ``value`` as a ``value`` role's number (a finite real
+    number strictly inside ``domain``, see ``Family.value_domains``), or None."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        return f"must be a finite number, got {value!r}"
+    low, high = domain
+    if not low < value < high:
+        return f"must be a number between {low:g} and {high:g} (both excluded), got {value!r}"
+    return None
+
+
 @dataclass(frozen=True)
 class Alternative:
     """A test experts accept as equally right as the canonical one on a
@@ -150,6 +166,12 @@ class Family(ABC):
     question_kind: ClassVar[str]
     canonical: ClassVar[str]
     roles: ClassVar[dict[str, str]]
+    #: The open interval the number of each ``value`` role must lie in, where
+    #: the test narrows it (``{"p0": (0.0, 1.0)}``: a probability); a role not
+    #: listed takes any finite number. :func:`taskfactory.analyse` holds the
+    #: role to it (:func:`value_problem`); a scenario's ``validate`` checks its
+    #: own, narrower design range.
+    value_domains: ClassVar[dict[str, tuple[float, float]]] = {}
     n_unit: ClassVar[str] = "rows"
     #: Roles that label the design rather than measure something (the
     #: conditions every subject goes through), kept whole by blank cells.
@@ -397,6 +419,12 @@ class Family(ABC):
             if kind not in ROLE_KINDS:
                 raise ValueError(f"family '{cls.name}': role kind ({kind!r}) of '{role}' must be one of "
                                  f"{', '.join(ROLE_KINDS)}")
+        for role, domain in cls.value_domains.items():
+            numbers_ok = isinstance(domain, tuple) and len(domain) == 2 and all(
+                isinstance(b, (int, float)) and not isinstance(b, bool) for b in domain)
+            if cls.roles.get(role) != "value" or not (numbers_ok and domain[0] < domain[1]):
+                raise ValueError(f"family '{cls.name}': value_domains gives '{role}' {domain!r}; each must be "
+                                 "(low, high) with low < high, for a role of kind value")
         if not isinstance(getattr(cls, "test_name", None), TestName) or not isinstance(cls.naive_name, (TestName, type(None))):
             raise ValueError(f"family '{cls.name}': test_name must be a TestName and naive_name a TestName or None")
         for alt in cls.accepted:

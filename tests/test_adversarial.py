@@ -290,16 +290,26 @@ def test_hostile_corpus(case, small_corpus, tmp_path):
 # --- analyse -----------------------------------------------------------------------
 
 def _frame(case: dict):
+    """The case's data as a frame: ``dtypes`` casts columns (``object``, or
+    ``complex`` from texts such as ``"1+2j"``), ``scale`` multiplies columns,
+    ``tuple_cells`` makes every list cell a tuple."""
     data = case["data"]
     if case.get("as") == "dict":
         return data
+    if case.get("tuple_cells"):
+        data = {col: [tuple(v) if isinstance(v, list) else v for v in values] for col, values in data.items()}
+    frame = pd.DataFrame(data)
+    for col, dtype in case.get("dtypes", {}).items():
+        frame[col] = frame[col].astype(dtype)
+    for col, factor in case.get("scale", {}).items():
+        frame[col] = frame[col] * factor
     if case.get("as") == "duplicate_columns":
-        frame = pd.DataFrame(data)
         return frame.rename(columns={frame.columns[1]: frame.columns[0]})
-    return pd.DataFrame(data)
+    return frame
 
 
 @pytest.mark.parametrize("case", cases("analyse"), ids=case_id)
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # numpy's overflow warnings on the extreme scales
 def test_hostile_analyse_call(case):
     kwargs = {k: case[k] for k in ("alpha", "ranges") if k in case}
     with pytest.raises(InputError) as err:

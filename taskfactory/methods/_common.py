@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import DataError
@@ -16,6 +18,59 @@ def require(ok: bool, reason: str) -> None:
         raise DataError(reason)
 
 
+def shown(value) -> str:
+    """A cell as a message shows it: the Python value's repr (``5.0``, ``'a'``)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def require_varies(data, *columns: str) -> None:
+    """Raise :class:`DataError` when one of ``columns`` holds the same value on
+    every analysed row: a test of a constant outcome, exposure or group is
+    degenerate (R stops, returns NaN, or prints a p-value of rounding noise)."""
+    for col in columns:
+        values = data[col].to_numpy()
+        if len(values) and not (values != values[0]).any():
+            raise DataError(f"'{col}' has no variation: every analysed row holds {shown(values[0])}")
+
+
+def indicator(data, column: str, positive) -> np.ndarray:
+    """Whether each row of ``column`` (a binary outcome, compared as text) is
+    the ``positive`` level. Raises :class:`DataError` when the column holds
+    more than two levels, or two of which neither is ``positive``."""
+    y = data[column].astype(str).to_numpy()
+    levels = sorted(set(y))
+    require(len(levels) <= 2, f"'{column}' has {len(levels)} levels, the test needs a binary outcome")
+    require(len(levels) < 2 or str(positive) in levels, f"role 'positive' ({str(positive)!r}) is not a level of "
+            f"'{column}', which holds {levels[0]!r} and {levels[-1]!r}")
+    return y == str(positive)
+
+
+def unit_scaled(values: np.ndarray, axis: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(values * 2**-e, e)``, ``e`` (per column with ``axis=0``) the power of
+    two that brings the largest magnitude into [0.5, 1) (0 for zeros). The
+    scaling is exact, so sums, products and square roots of the scaled values
+    are the unscaled ones' times a power of two, bit for bit, wherever the
+    unscaled ones neither overflow nor underflow; and the scaled ones do not,
+    whatever the magnitude of ``values`` (R's ``cor`` reaches the same with
+    long double sums)."""
+    _, e = np.frexp(np.max(np.abs(values), axis=axis))
+    return np.ldexp(values, -e), e
+
+
+#: The smallest positive normal double.
+NORMAL_MIN = float(np.finfo(float).tiny)
+
+
+def require_held(variances, names) -> None:
+    """Raise :class:`DataError` naming the first coefficient whose variance
+    (its standard error squared) lies outside the normal doubles: it was
+    computed from products that underflowed or overflowed, in R as here, so
+    its test is noise."""
+    for name, v in zip(names, variances):
+        require(NORMAL_MIN <= v < math.inf,
+                f"the variance of '{name}' ({v:.3g}) is beyond double precision: a column's scale is too extreme")
+
+
 def numeric(data, column: str) -> np.ndarray:
     """A column as a float array (the data are complete cases already)."""
     return np.asarray(data[column], dtype=float)
@@ -27,6 +82,7 @@ def grouped(data, outcome: str, group: str, k: int | None = None, min_size: int 
     Returns ``(levels, [arrays])``. Raises :class:`DataError` when the number
     of levels is not ``k`` or a group has fewer than ``min_size`` values.
     """
+    require_varies(data, outcome, group)
     labels = np.asarray(data[group]).astype(str)   # each value as its text, as R's factor() takes it
     levels, codes = np.unique(labels, return_inverse=True)   # sorted by code point, as Python sorts text
     levels = levels.tolist()
@@ -76,13 +132,12 @@ def counts_2x2(condition, data) -> np.ndarray:
     """The 2 x 2 table of ``group`` (rows, R's sorted order) by ``outcome``
     (columns: the ``positive`` level, then the other)."""
     outcome, group = condition.roles["outcome"], condition.roles["group"]
-    positive = str(condition.roles["positive"])
+    require_varies(data, outcome, group)
     g = data[group].astype(str).to_numpy()
-    y = data[outcome].astype(str).to_numpy()
+    y = indicator(data, outcome, condition.roles["positive"])
     levels = sorted(set(g))
     require(len(levels) == 2, f"'{group}' has {len(levels)} levels, the test needs 2")
-    require(len(set(y)) <= 2, f"'{outcome}' has {len(set(y))} levels, the test needs a binary outcome")
-    x = [int(np.sum(y[g == lv] == positive)) for lv in levels]
+    x = [int(np.sum(y[g == lv])) for lv in levels]
     n = [int(np.sum(g == lv)) for lv in levels]
     return np.array([[x[0], n[0] - x[0]], [x[1], n[1] - x[1]]])
 

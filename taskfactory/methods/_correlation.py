@@ -17,7 +17,7 @@ from scipy import stats
 
 from ..result import TestResult
 from ..scenarios import require_number
-from ._common import numeric, require
+from ._common import numeric, require, require_varies, unit_scaled
 from ._dist import norm_cdf, norm_sf, t_sf
 
 PEARSON_METHOD = "Pearson's product-moment correlation"
@@ -30,14 +30,16 @@ def pair(condition, data) -> tuple[np.ndarray, np.ndarray]:
     x = numeric(data, condition.roles["x"])
     y = numeric(data, condition.roles["y"])
     require(len(x) >= 3, f"{len(x)} complete rows; a correlation test needs at least 3")
-    require(float(np.ptp(x)) > 0.0, f"'{condition.roles['x']}' has no variation")
-    require(float(np.ptp(y)) > 0.0, f"'{condition.roles['y']}' has no variation")
+    require_varies(data, condition.roles["x"], condition.roles["y"])
     return x, y
 
 
 def pearson_r(x: np.ndarray, y: np.ndarray) -> float:
     """Pearson's correlation from centred cross-products, kept inside [-1, 1]
-    as R's ``cor`` keeps it."""
+    as R's ``cor`` keeps it. Each column is scaled by a power of two first
+    (:func:`unit_scaled`): r does not change by a bit on ordinary data, and
+    columns of magnitude 1e160 or 1e-300 give R's r, not an overflow to 0."""
+    (x, _), (y, _) = unit_scaled(x), unit_scaled(y)
     dx, dy = x - x.mean(), y - y.mean()
     r = float(np.dot(dx, dy) / math.sqrt(float(np.dot(dx, dx)) * float(np.dot(dy, dy))))
     return min(1.0, max(-1.0, r))

@@ -102,6 +102,9 @@ class _Reml:
         """lme4's REML criterion: ldL2 + ldRX2 + (n - p)(1 + log(2 pi P / (n - p)))."""
         _M, _Minv, _beta, _e, P, ldRX2, _u, q = self.solve(theta)
         nmp = self.n - self.p
+        if not P > 0.0:
+            raise DataError("the mixed model's residual sum of squares is 0: a perfect fit, or an outcome whose "
+                            "squares underflow")
         return float(np.log(q).sum()) + ldRX2 + nmp * (1.0 + math.log(2.0 * math.pi * P / nmp))
 
     def deviance_grid(self, thetas: np.ndarray) -> np.ndarray:

@@ -31,6 +31,7 @@ from scipy.special import digamma, gammaln, xlogy, zeta  # zeta(2, x) is trigamm
 
 from ..errors import DataError
 from ..result import Term
+from ._common import require_held, unit_scaled
 from ._dist import norm_sf, t_sf
 
 EPS = float(np.finfo(float).eps)  # .Machine$double.eps
@@ -113,11 +114,19 @@ def _design(y, X, names, offset=None) -> tuple[np.ndarray, np.ndarray, list[str]
     if n <= p:
         raise DataError(f"{n} rows cannot fit a model of {p} coefficients")
     r = _qr_r(X)
-    norms = np.sqrt(np.einsum("ij,ij->j", X, X))
+    norms = column_norms(X)
     bad = np.flatnonzero(~(np.abs(np.diag(r)) >= LM_TOL * norms) | (norms == 0.0))
     if len(bad):
         raise DataError(f"term '{names[bad[0]]}' is collinear with the terms before it (R gives NA)")
     return y, X, names, offset
+
+
+def column_norms(X: np.ndarray) -> np.ndarray:
+    """The Euclidean norm of each column of ``X``, as LAPACK's ``dnrm2`` (R's
+    QR) gets it: without overflow or underflow, whatever the column's scale
+    (:func:`~taskfactory.methods._common.unit_scaled`)."""
+    scaled, e = unit_scaled(X, axis=0)
+    return np.ldexp(np.sqrt(np.einsum("ij,ij->j", scaled, scaled)), e)
 
 
 def group_codes(labels, n: int, what: str = "cluster") -> tuple[np.ndarray, int]:
@@ -200,6 +209,7 @@ def lm_terms(y, X, names, vcov: str = "classical", cluster=None) -> list[Term]:
                 sums[:, j] = np.bincount(codes, weights=ef[:, j], minlength=g)
             meat = (sums.T @ sums) * (g / (g - 1.0)) * ((n - 1.0) / (n - p))
         cov = rinv @ meat @ rinv.T
+        require_held(np.diag(cov), names)   # sandwich's bread mixes every coefficient's scale into each
     else:
         raise ValueError(f"vcov ({vcov!r}) must be 'classical', 'HC3' or 'CL'")
     se = np.sqrt(np.diag(cov))

@@ -36,7 +36,7 @@ from ..kit import normal_expectation
 from ..result import TestResult
 from ..scenarios import require_direction, require_number
 from . import _describe
-from ._common import require
+from ._common import indicator, require, require_varies
 from ._models import glm_nb_terms, glm_terms, lm_terms, model_matrix
 
 #: Range of |corr(exposure, confounder)| and of the confounder's effect on the
@@ -118,6 +118,7 @@ def coefficients(condition, data, vcov: str, method: str, covariates: bool = Tru
     the covariates when ``covariates`` is False), with the ``vcov`` standard
     errors of :func:`taskfactory.methods._models.lm_terms`."""
     roles = condition.roles
+    require_varies(data, roles["outcome"], roles["exposure"])
     columns = [roles["exposure"], *(roles["covariates"] if covariates else [])]
     X, names = model_matrix(data, columns)
     require(len(data) > X.shape[1], f"{len(data)} complete rows for {X.shape[1]} coefficients")
@@ -133,6 +134,7 @@ def glm_coefficients(condition, data, model: str, method: str, y, covariates: bo
     (``MASS::glm.nb``); ``offset`` adds ``offset(log(exposure_time))`` when the
     family has that role."""
     roles = condition.roles
+    require_varies(data, roles["exposure"])
     columns = [roles["exposure"], *(roles["covariates"] if covariates else [])]
     X, names = model_matrix(data, columns)
     off = None
@@ -149,13 +151,13 @@ def glm_coefficients(condition, data, model: str, method: str, y, covariates: bo
 
 def binary_outcome(condition, data) -> np.ndarray:
     """The outcome as 0/1: 1 where it is the ``positive`` level."""
-    y = data[condition.roles["outcome"]].astype(str).to_numpy() == str(condition.roles["positive"])
-    require(0 < y.sum() < len(y), f"'{condition.roles['outcome']}' takes a single value")
-    return y.astype(float)
+    require_varies(data, condition.roles["outcome"])
+    return indicator(data, condition.roles["outcome"], condition.roles["positive"]).astype(float)
 
 
 def count_outcome(condition, data) -> np.ndarray:
     """The outcome as counts, checked to be whole numbers >= 0."""
+    require_varies(data, condition.roles["outcome"])
     y = data[condition.roles["outcome"]].to_numpy(dtype=float)
     require(bool(np.all((y >= 0) & (y == np.round(y)))), f"'{condition.roles['outcome']}' must hold counts")
     return y

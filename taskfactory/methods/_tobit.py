@@ -28,7 +28,8 @@ from scipy.special import log_ndtr
 
 from ..errors import DataError
 from ..result import Term
-from ._models import LM_TOL, _design, _qr_r
+from ._common import require_held
+from ._models import LM_TOL, _design, _qr_r, column_norms
 from ._dist import norm_sf
 
 MAXIT = 100
@@ -112,7 +113,7 @@ def tobit_terms(y, X, names, left: float = 0.0) -> tuple[list[Term], dict]:
     # on them and (in practice) one sign on the censored rows, along which the likelihood
     # rises for ever (survreg stops on the way, with a huge SE).
     unc = X[~cens]
-    if len(unc) < p or not (np.abs(np.diag(_qr_r(unc))) > LM_TOL * np.sqrt(np.einsum("ij,ij->j", unc, unc))).all():
+    if len(unc) < p or not (np.abs(np.diag(_qr_r(unc))) > LM_TOL * column_norms(unc)).all():
         raise DataError("the uncensored rows do not determine every coefficient (e.g. a dummy whose rows are "
                         "all censored): the estimate heads to infinity")
 
@@ -173,6 +174,7 @@ def tobit_terms(y, X, names, left: float = 0.0) -> tuple[list[Term], dict]:
         raise DataError("tobit: the Hessian is singular at the estimate (an estimate heading to infinity?)")
     Linv = np.linalg.inv(L) / dg  # L^-1 D^-1, so that cov = D^-1 L^-T L^-1 D^-1 = Linv' Linv
     cov = Linv.T @ Linv
+    require_held(np.diag(cov)[:p], names)   # survreg's Newton steps mix every coefficient's scale into each
     se = np.sqrt(np.diag(cov))
     z = par / se
     pv = 2.0 * norm_sf(np.abs(z))

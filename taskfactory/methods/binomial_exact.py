@@ -22,7 +22,7 @@ from ..kit import column_spec, finish
 from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction, require_number
-from ._common import require
+from ._common import indicator, require
 from ._names import BINOMIAL, PROP_Z_ONE
 from . import _describe
 
@@ -94,10 +94,9 @@ def power(n: int, p0: float, p: float, alpha: float = 0.05) -> float:
 
 
 def _counts(condition, data) -> tuple[int, int]:
-    y = data[condition.roles["outcome"]].astype(str).to_numpy()
-    require(len(set(y)) <= 2, f"'{condition.roles['outcome']}' has {len(set(y))} levels, the test needs a binary outcome")
+    y = indicator(data, condition.roles["outcome"], condition.roles["positive"])
     require(len(y) >= 1, "the test needs at least one row")
-    return int(np.sum(y == str(condition.roles["positive"]))), len(y)
+    return int(np.sum(y)), len(y)
 
 
 class BinomialExact(Family):
@@ -109,6 +108,7 @@ class BinomialExact(Family):
     canonical = "binom.test(sum(outcome == positive), n, p = p0)"
     test_name = BINOMIAL
     roles = {"outcome": "category", "positive": "level", "p0": "value"}
+    value_domains = {"p0": (0.0, 1.0)}   # at 0 or 1 every sample gives p = 0 or 1: no test
     min_n = 20
     naive_method = "Wald z test of one proportion (normal approximation, standard error from the sample)"
     naive_name = PROP_Z_ONE

@@ -27,7 +27,7 @@ from ..registry import register
 from ._names import CHI_SQUARE
 from . import _describe
 from ..result import TestResult
-from ._common import require
+from ._common import require, require_varies
 from ._dist import chi2_sf
 
 MIN_N = 100
@@ -160,6 +160,7 @@ class ChiSquareIndependence(Family):
                              f"at most {int(MIN_N // MIN_EXPECTED)} cells")
 
     def analyse(self, condition, data):
+        require_varies(data, condition.roles["a"], condition.roles["b"])
         a = data[condition.roles["a"]].astype(str).to_numpy()
         b = data[condition.roles["b"]].astype(str).to_numpy()
         levels_a, ia = np.unique(a, return_inverse=True)

@@ -29,7 +29,7 @@ from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction
 from . import _describe
-from ._common import require
+from ._common import require, require_varies
 from ._models import lm_terms
 from ._names import DID_CLASSICAL, DID_CLUSTER
 from ._regression import mean_and_sd
@@ -98,6 +98,7 @@ def did_terms(condition, data, vcov, method):
     """The ``treated:post`` row of ``lm(outcome ~ treated * post)`` with the
     ``vcov`` standard errors of :func:`taskfactory.methods._models.lm_terms`."""
     roles = condition.roles
+    require_varies(data, roles["outcome"], roles["treated"], roles["post"])
     treated = data[roles["treated"]].to_numpy(dtype=float)
     post = data[roles["post"]].to_numpy(dtype=float)
     for role, x in (("treated", treated), ("post", post)):

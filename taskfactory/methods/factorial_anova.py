@@ -22,7 +22,7 @@ from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction
 from . import _describe
-from ._common import check_location, require
+from ._common import check_location, require, require_varies
 from ._names import FACTORIAL
 from ._dist import f_sf
 
@@ -96,6 +96,7 @@ class FactorialAnova(Family):
 
     def analyse(self, condition, data):
         roles = condition.roles
+        require_varies(data, roles["outcome"], roles["a"], roles["b"])
         return interaction_f(data[roles["outcome"]].to_numpy(float), data[roles["a"]].astype(str).to_numpy(),
                              data[roles["b"]].astype(str).to_numpy())
 

@@ -23,7 +23,7 @@ from ..registry import register
 from ..result import TestResult
 from . import _describe
 from ._anova import level_count, oneway, unit_pattern, validate_groups
-from ._common import check_location, require
+from ._common import check_location, require, require_varies
 from ._names import CLASSICAL_ANOVA, FRIEDMAN
 from ._dist import chi2_sf, norm_cdf
 
@@ -48,6 +48,7 @@ def generate(condition, rng):
 def complete_blocks(data, outcome: str, group: str, subject: str):
     """The subjects measured once under every condition present, as an
     n x k array (columns in R's sorted order of the conditions)."""
+    require_varies(data, outcome, group, subject)
     require(not data.duplicated([subject, group]).any(), "a subject has two measurements under one condition")
     values = data.pivot(index=subject, columns=group, values=outcome)
     values = values.reindex(columns=sorted(values.columns, key=str)).dropna()

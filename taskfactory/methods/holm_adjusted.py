@@ -24,6 +24,7 @@ never below the raw one: conservative by construction under the null.
 from __future__ import annotations
 
 import dataclasses
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -36,7 +37,7 @@ from ..registry import register
 from ..result import Term, TestResult
 from ..scenarios import require_direction, require_number
 from . import _describe
-from ._common import grouped, numeric, require
+from ._common import grouped, numeric, require, require_varies
 from ._names import HOLM_WELCH, WELCH_T
 from ._ttest import two_sample
 
@@ -100,6 +101,7 @@ def marker_tests(condition, data) -> list[tuple[str, TestResult, float]]:
     the ``markers`` role: ``(marker, result, standard error)``."""
     group, markers, target = (condition.roles[r] for r in ("group", "markers", "target"))
     require(target in markers, f"the target '{target}' must be one of the markers ({', '.join(markers)})")
+    require_varies(data, group)
     labels = data[group].astype(str).to_numpy()
     levels = sorted(set(labels))
     require(len(levels) == 2, f"'{group}' has {len(levels)} levels, the test needs 2")
@@ -111,6 +113,8 @@ def marker_tests(condition, data) -> list[tuple[str, TestResult, float]]:
         a, b = y[first], y[~first]
         require(float(np.ptp(a)) > 0.0 or float(np.ptp(b)) > 0.0, f"'{name}': the data are essentially constant")
         res = two_sample(a, b)
+        require(math.isfinite(res.pvalue), f"'{name}': Welch's t-test gives no p-value (a variance beyond double "
+                "precision); R's is NaN, which p.adjust would leave out of the panel")
         out.append((name, res, float(np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b)))))
     return out
 

@@ -31,7 +31,7 @@ from ..kit import correlated_normals, covariates, finish
 from ..registry import register
 from ..result import TestResult
 from . import _describe
-from ._common import require
+from ._common import require, require_varies
 from ._models import ivreg_terms, lm_terms, model_matrix
 from ._names import IV_2SLS, OLS
 from ._regression import CONFOUNDER_EFFECT, CONFOUNDING, ConfoundedRegression, mean_and_sd, check_dgp, coefficients
@@ -94,6 +94,7 @@ def iv_coefficients(condition, data, method: str = METHOD) -> TestResult:
     covariates | instrument + covariates))``; DataError when the instrument
     is weak (first-stage F at most :data:`WEAK_F`)."""
     roles = condition.roles
+    require_varies(data, roles["outcome"], roles["exposure"], roles["instrument"])
     designs = _designs(condition, data)
     X, names, Z, _ = designs
     require(len(data) > Z.shape[1], f"{len(data)} complete rows for {Z.shape[1]} coefficients")

@@ -28,7 +28,7 @@ from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction, require_number
 from . import _describe
-from ._common import grouped, nonconstant, require
+from ._common import grouped, nonconstant, require, require_varies
 from ._models import model_matrix
 from ._names import COX_PH, LOG_RANK, WELCH_T
 from ._survival import cox_terms, log_rank
@@ -100,6 +100,7 @@ def survival_columns(condition, data):
     event = data[roles["event"]].to_numpy(dtype=float)
     require(bool(np.all((event == 0) | (event == 1))), f"'{roles['event']}' must be 0 (censored) or 1 (event)")
     require(bool(np.all(time >= 0)), f"'{roles['time']}' must not be negative")
+    require_varies(data, roles["group"])
     group = data[roles["group"]].astype(str).to_numpy()
     levels = sorted(set(group))
     require(len(levels) == 2, f"'{roles['group']}' needs exactly 2 groups, has {len(levels)}")

@@ -27,7 +27,7 @@ from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction
 from . import _describe
-from ._common import chisq_yates, require
+from ._common import chisq_yates, indicator, require, require_varies
 from ._names import MCNEMAR, PROP_TEST
 from ._dist import chi2_sf, norm_cdf, norm_sf
 
@@ -56,12 +56,9 @@ def generate(condition, rng):
 
 def _pairs(condition, data) -> tuple[int, int, int]:
     """(pairs that turned positive, pairs that turned negative, all pairs)."""
-    positive = str(condition.roles["positive"])
-    before = data[condition.roles["before"]].astype(str).to_numpy() == positive
-    after = data[condition.roles["after"]].astype(str).to_numpy() == positive
-    for role in ("before", "after"):   # R's table(before, after) must be 2 x 2
-        levels = set(data[condition.roles[role]].astype(str))
-        require(len(levels) == 2, f"'{condition.roles[role]}' has {len(levels)} levels, the test needs 2")
+    roles = condition.roles
+    require_varies(data, roles["before"], roles["after"])   # R's table(before, after) must be 2 x 2
+    before, after = (indicator(data, roles[role], roles["positive"]) for role in ("before", "after"))
     return int(np.sum(~before & after)), int(np.sum(before & ~after)), len(before)
 
 

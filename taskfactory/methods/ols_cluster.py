@@ -23,7 +23,7 @@ from ..kit import covariates, finish
 from ..registry import register
 from ..result import TestResult
 from . import _describe
-from ._common import require
+from ._common import require, require_varies
 from ._mixed import lmer_terms
 from ._models import model_matrix
 from ._names import LINEAR_MIXED, OLS, OLS_CLUSTER
@@ -65,6 +65,7 @@ def random_intercept(condition, data):
     """The exposure's row of ``summary(lmerTest::lmer(outcome ~ exposure +
     covariates + (1 | cluster)))$coefficients``: REML, Satterthwaite's df."""
     roles = condition.roles
+    require_varies(data, roles["outcome"], roles["exposure"])
     X, names = model_matrix(data, [roles["exposure"], *roles["covariates"]])
     require(len(data) > X.shape[1], f"{len(data)} complete rows for {X.shape[1]} coefficients")
     y = data[roles["outcome"]].to_numpy(dtype=float)

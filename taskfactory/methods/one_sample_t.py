@@ -15,7 +15,7 @@ from ..registry import register
 from ._names import ONE_SAMPLE_T
 from . import _describe
 from ..scenarios import require_direction, require_number
-from ._common import numeric
+from ._common import numeric, require_varies
 from ._ttest import one_sample
 
 
@@ -54,6 +54,7 @@ class OneSampleT(Family):
         require_direction(scenario)
 
     def analyse(self, condition, data):
+        require_varies(data, condition.roles["outcome"])
         return one_sample(numeric(data, condition.roles["outcome"]), float(condition.roles["mu0"]), "One Sample t-test")
 
     def effect_for_z(self, z, n, params):

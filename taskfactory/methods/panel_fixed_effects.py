@@ -28,7 +28,7 @@ from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction
 from . import _describe
-from ._common import require
+from ._common import require, require_varies
 from ._models import lm_terms, model_matrix, within_terms
 from ._names import PANEL_WITHIN, POOLED_OLS
 from ._regression import MEDIUM_F2, mean_and_sd
@@ -112,6 +112,7 @@ class PanelFixedEffects(Family):
 
     def analyse(self, condition, data):
         roles = condition.roles
+        require_varies(data, roles["outcome"], roles["exposure"])
         # plm warns "duplicate couples (id-time)" and its fit is then unreliable
         require(not data.duplicated([roles["unit"], roles["period"]]).any(),
                 f"a value of '{roles['unit']}' appears twice in one value of '{roles['period']}'")

@@ -20,6 +20,7 @@ from scipy import stats
 from ..kit import confounded_exposure, finish
 from ..registry import register
 from ..result import TestResult
+from ._common import require_varies
 from ._models import model_matrix
 from ._names import OLS, TOBIT
 from ._regression import LinearRegression, coefficients
@@ -114,6 +115,7 @@ class Tobit(LinearRegression):
 
     def analyse(self, condition, data):
         roles = condition.roles
+        require_varies(data, roles["outcome"], roles["exposure"])
         X, names = model_matrix(data, [roles["exposure"], *roles["covariates"]])
         y = data[roles["outcome"]].to_numpy(dtype=float)
         terms, _ = tobit_terms(y, X, names, left=0.0)

@@ -80,7 +80,25 @@ def test_negative_binomial_is_glm_nb_and_its_trap_the_poisson_fit():
 def test_counts_and_binary_outcomes_are_checked():
     with pytest.raises(DataError, match=r"^'cp' must hold counts$"):
         tf.analyse("poisson_regression", D.assign(cp=D["cp"] + 0.5), POISSON)
-    with pytest.raises(DataError, match=r"^'ev' takes a single value$"):
+    with pytest.raises(DataError, match=r"^'ev' has no variation: every analysed row holds 'no'$"):
         tf.analyse("logistic_regression", D.assign(ev="no"), BINARY)
     with pytest.raises(DataError, match=r"^'t' must be positive \(its log is the offset\)$"):
         tf.analyse("poisson_regression", D.assign(t=D["t"] - 1.0), POISSON)
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")   # numpy, on the other rows at this scale
+def test_a_covariate_of_extreme_magnitude_matches_r():
+    """A covariate in units of 1e160 is no collinear term (the column norms
+    are taken without overflow, as LAPACK takes them), and R's exposure row
+    does not move:
+    > e <- d; e$age <- e$age * 1e160
+    > p(summary(glm(ev == "yes" ~ x + age + sex, family = binomial, data = e))$coefficients)
+    "0.086109918354384501 0.4743526750616277 0.18153142773611877 0.85595046715839618"
+    > p(summary(glm(cp ~ x + age + sex + offset(log(t)), family = poisson, data = e))$coefficients)
+    "0.28885776586887746 0.1086717659426691 2.658075566944107 0.0078588269589684508"
+    """
+    scaled = D.assign(age=D["age"] * 1e160)
+    check(tf.analyse("logistic_regression", scaled, BINARY), 0.086109918354384501, 0.4743526750616277,
+          0.18153142773611877, 0.85595046715839618)
+    check(tf.analyse("poisson_regression", scaled, POISSON), 0.28885776586887746, 0.1086717659426691,
+          2.658075566944107, 0.0078588269589684508)

@@ -91,3 +91,32 @@ def test_bad_covariates_and_collinear_designs_are_refused():
     assert str(err.value) == "role 'covariates' must be a list of distinct column names (possibly empty), got 'age'"
     with pytest.raises(DataError):
         tf.analyse("ols_coefficient", D.assign(age2=D["age"] * 2), {**ROLES, "covariates": ["age", "age2"]})
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")   # numpy, on the other rows at this scale
+@pytest.mark.parametrize("factor, p", [(1e160, 0.056768702279964264), (1e300, 0.056768702279964119)])
+def test_a_covariate_of_extreme_magnitude_matches_r(factor, p):
+    """The column norms of lm()'s collinearity check are taken without
+    overflow, as LAPACK takes them, so a covariate in units of 1e160 is no
+    collinear term; R's exposure row does not move:
+    > e <- d; e$age <- e$age * 1e160   # and 1e300
+    > p(summary(lm(y ~ x + age + sex, data = e))$coefficients)
+    "6.1718538678391459 3.0524903582019745 2.0219077355168413 0.056768702279964264"
+    "6.1718538678391477 3.052490358201974 2.0219077355168422 0.056768702279964119"
+    """
+    res = tf.analyse("ols_coefficient", D.assign(age=D["age"] * factor), ROLES)
+    assert res.estimate == pytest.approx(6.1718538678391459, rel=1e-9)
+    assert res.statistic == pytest.approx(2.0219077355168413, rel=1e-9)
+    assert res.pvalue == pytest.approx(p, rel=1e-9)
+
+
+def test_hc3_with_a_covariate_whose_variance_underflows_is_refused():
+    """R's sandwich mixes every coefficient's scale into each: its HC3 SE of
+    the exposure is then Inf, its p 1, noise:
+    > f <- lm(y ~ x + age + sex, data = e)   # e$age <- d$age * 1e300
+    > p(lmtest::coeftest(f, vcov = sandwich::vcovHC(f, type = "HC3")))
+    "6.1718538678391477 Inf 0 1"
+    """
+    with pytest.raises(DataError) as err:
+        tf.analyse("ols_robust", D.assign(age=D["age"] * 1e300), ROLES)
+    assert str(err.value) == "the variance of 'age' (0) is beyond double precision: a column's scale is too extreme"
