@@ -95,7 +95,7 @@ def _exit_with_parent(parent_pid: int) -> None:
     if _watching or os.getpid() == parent_pid:
         return
     if os.getppid() != parent_pid:
-        if not _alive(parent_pid):  # the build died before this worker took its first shard
+        if not _alive(parent_pid):  # the build died before this worker took its first call
             os._exit(1)
         return  # a worker of a cluster, not of this build
     _watching = True
@@ -108,17 +108,25 @@ def _exit_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, name="taskfactory-parent-watch", daemon=True).start()
 
 
-def build_chunk(g: Grid, part: str, coords: list[Coord], out: str, parent_pid: int | None = None,
-                scenarios: str | None = None) -> tuple[str, int, int]:
-    """Build one chunk of a shard: its records go to the part ``PART`` in the
-    build state, its rejects beside it; ``scenarios`` is the build's scenario
-    setting (see :func:`~taskfactory.scenarios.scenario_setting`). Each file is
-    written under a name of this attempt's own and renamed when complete, so
-    that two attempts at one chunk (a scheduler's retried or stolen task)
-    leave the one part. Returns ``(part, rows, rejects)``."""
+def enter_worker(scenarios: str | None, parent_pid: int | None) -> None:
+    """What every call a build sends to its workers (the clipping probe's and
+    the chunks') does first: take the build's scenario setting (see
+    :func:`~taskfactory.scenarios.scenario_setting`) and, given the pid of the
+    build's main process, stop when it dies (:func:`_exit_with_parent`)."""
     use_scenario_setting(scenarios)
     if parent_pid is not None:
         _exit_with_parent(parent_pid)
+
+
+def build_chunk(g: Grid, part: str, coords: list[Coord], out: str, parent_pid: int | None = None,
+                scenarios: str | None = None) -> tuple[str, int, int]:
+    """Build one chunk of a shard: its records go to the part ``PART`` in the
+    build state, its rejects beside it (``scenarios``, ``parent_pid``: see
+    :func:`enter_worker`). Each file is
+    written under a name of this attempt's own and renamed when complete, so
+    that two attempts at one chunk (a scheduler's retried or stolen task)
+    leave the one part. Returns ``(part, rows, rejects)``."""
+    enter_worker(scenarios, parent_pid)
     state = Path(out) / STATE
     if not state.is_dir():
         raise TaskFactoryError(f"the build's folder {state} is not visible to the worker on "
@@ -366,8 +374,12 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
     out = Path(out)
     with ExitStack() as stack:
         parallel = stack.enter_context(_backend(jobs, backend, address)) if jobs > 1 or backend != "loky" else None
+        # Workers the build starts itself stop when it dies. A cluster's at an
+        # address are not its own: they may run on other machines, where this
+        # pid names another process or none (and a worker would exit at once).
+        parent = os.getpid() if not address else None
         p = plan(g, probe=False)
-        check_clipping(g, parallel)   # in the workers, which then start on their shards warm
+        check_clipping(g, parallel, parent)   # in the workers, which then start on their shards warm
         _open_out(out)
         stack.enter_context(corpus.locked(out))
         if _prepare_out(out, g, p, resume, overwrite):
@@ -375,7 +387,7 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
             return BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
                                 len(manifest["shards"]), len(manifest["shards"]), time.perf_counter() - start,
                                 manifest, chunks, chunks)
-        skipped, skipped_chunks = _run_chunks(out, g, p, parallel, address, progress, resume)
+        skipped, skipped_chunks = _run_chunks(out, g, p, parallel, parent, progress, resume)
         manifest = finalize(out, g, p)
     summary = BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
                            len(manifest["shards"]), skipped, time.perf_counter() - start, manifest,
@@ -402,12 +414,13 @@ def _check_rejects(out: Path, g: Grid, counts: dict) -> None:
                 f"max_reject_share ({100 * g.max_reject_share:g} %); most common: {top}; all are in {out / REJECTED}")
 
 
-def _run_chunks(out: Path, g: Grid, p: Plan, parallel, address: str | None, progress: bool,
+def _run_chunks(out: Path, g: Grid, p: Plan, parallel, parent: int | None, progress: bool,
                 resume: bool) -> tuple[int, int]:
     """Build every chunk not finished yet, through ``parallel`` (a joblib
-    Parallel; None: one at a time here), and assemble each shard as its
-    parts complete (:class:`ShardAssembly`); returns how many shards and
-    chunks were finished already (``resume``)."""
+    Parallel, whose workers stop when the process ``parent`` dies; None: one
+    at a time here), and assemble each shard as its parts complete
+    (:class:`ShardAssembly`); returns how many shards and chunks were
+    finished already (``resume``)."""
     from joblib import delayed
 
     state = out / STATE
@@ -440,10 +453,6 @@ def _run_chunks(out: Path, g: Grid, p: Plan, parallel, address: str | None, prog
         if bar:
             bar.update(p.total - sum(rows_of.values()))
         if assembly_of:
-            # Workers the build starts itself stop when it dies. A cluster's at an
-            # address are not its own: they may run on other machines, where this
-            # pid names another process or none (and a worker would exit at once).
-            parent = os.getpid() if not address else None
             calls = (delayed(build_chunk)(g, part, coords, str(out), parent, scenario_setting())
                      for part, coords in _chunk_jobs(g, p, skip))
             results = parallel(calls) if parallel is not None else (fn(*a, **k) for fn, a, k in calls)

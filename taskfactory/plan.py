@@ -12,7 +12,6 @@ import dataclasses
 import math
 import os
 import time
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,12 +21,12 @@ import numpy as np
 
 from . import kit
 from .effects import EffectLevel
-from .errors import DataError, ScenarioError
+from .errors import ScenarioError
 from .grid import Coord, Grid, load_grid
 from .registry import get_family
 from .catalogue import get_scenario
 from .corpus import part_name, shard_name
-from .scenarios import DESIGN_TYPES, SCENARIO_CLIPPED_SHARE, scenario_root, scenario_setting, use_scenario_setting
+from .scenarios import DESIGN_TYPES, SCENARIO_CLIPPED_SHARE, scenario_root, scenario_setting
 from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ShardWriter, text_chars
 
 # What a build spends outside its chunks, in seconds: loading the grid, the
@@ -350,10 +349,12 @@ def timed_costs(g: Grid, methods: tuple[str, ...]) -> dict[str, tuple[float, flo
     return costs
 
 
-def check_clipping(g: Grid, parallel=None) -> None:
+def check_clipping(g: Grid, parallel=None, parent_pid: int | None = None) -> None:
     """Raise :class:`ScenarioError` for the first scenario of ``g`` whose
     plausible ranges clip too many generated values (see :func:`probe_clipping`).
-    With ``parallel`` (a joblib Parallel) the scenarios are probed in its workers."""
+    With ``parallel`` (a joblib Parallel) the scenarios are probed in its
+    workers, which stop when the process ``parent_pid`` dies (when given; see
+    :func:`taskfactory.build.enter_worker`)."""
     root = str(scenario_root())
     pairs = [(method, scenario) for method in g.methods if get_family(method).has_data   # no dataset: no clipping
              for scenario in g.scenarios[method]]
@@ -364,16 +365,20 @@ def check_clipping(g: Grid, parallel=None) -> None:
     from joblib import delayed
 
     setting = scenario_setting()
-    found = dict(parallel(delayed(_probe_problem)(setting, method, scenario) for method, scenario in pairs))
+    found = dict(parallel(delayed(_probe_problem)(setting, parent_pid, method, scenario)
+                          for method, scenario in pairs))
     for pair in pairs:   # the first in the grid's order, whichever worker finished first
         if found[pair] is not None:
             raise ScenarioError(found[pair])
 
 
-def _probe_problem(setting: str | None, method: str, scenario: str) -> tuple[tuple[str, str], str | None]:
-    """``((method, scenario), what the probe refused or None)``, for a worker
-    under the build's scenario ``setting``."""
-    use_scenario_setting(setting)
+def _probe_problem(setting: str | None, parent_pid: int | None, method: str,
+                   scenario: str) -> tuple[tuple[str, str], str | None]:
+    """``((method, scenario), what the probe refused or None)``, for a build
+    worker (see :func:`taskfactory.build.enter_worker`)."""
+    from .build import enter_worker   # build imports this module
+
+    enter_worker(setting, parent_pid)
     try:
         probe_clipping(str(scenario_root()), method, scenario)
     except ScenarioError as exc:
@@ -385,9 +390,11 @@ def _probe_problem(setting: str | None, method: str, scenario: str) -> tuple[tup
 def probe_clipping(root: str, method: str, scenario: str) -> None:
     """Draw clean datasets of ``PROBE_N`` rows (or the family's maximum N) at the null and the medium effect
     and raise :class:`ScenarioError` when a numeric column's plausible range
-    clips more than ``SCENARIO_CLIPPED_SHARE`` of its values, or when drawing fails.
-    ``root`` (the scenario folder) keys the cache only."""
-    from .task import draw_condition
+    clips more than ``SCENARIO_CLIPPED_SHARE`` of its values, or when drawing
+    meets a data problem (:func:`~taskfactory.task.data_problems`; any other
+    exception is a bug, and propagates). ``root`` (the scenario folder) keys
+    the cache only."""
+    from .task import data_problems, draw_condition, warnings_as_errors
 
     family, scen = get_family(method), get_scenario(method, scenario)
     where = f"{scen.source or f'scenarios/{family.question_kind}.yaml'}, scenario '{scen.id}' ({method})"
@@ -399,13 +406,10 @@ def probe_clipping(root: str, method: str, scenario: str) -> None:
         for draw in range(PROBE_DRAWS):
             rng = np.random.default_rng(np.random.SeedSequence(PROBE_SEED, spawn_key=(draw,)))
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("error")
-                    for cat in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
-                        warnings.simplefilter("ignore", cat)
+                with warnings_as_errors():
                     cond = draw_condition(family, scen, n, EffectLevel(effect), "none", 0.05, rng)
                     table = family.generate(dataclasses.replace(cond, columns=columns), rng)
-            except (ValueError, TypeError, ArithmeticError, LookupError, DataError, Warning) as exc:
+            except data_problems(family) as exc:
                 raise ScenarioError(f"{where}: drawing a dataset of {n} rows at the {effect} effect fails "
                                     f"({type(exc).__name__}: {' '.join(str(exc).split())})") from None
             clipped.update(kit.clipped_counts(table, columns))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 
@@ -65,6 +66,25 @@ def one_thread():
     attempt, under RELEASE_LOCK, so threads releasing at once never undo
     each other's (about 9 us each time)."""
     return _threadpools().limit(limits=1)
+
+
+def data_problems(family) -> tuple[type[Exception], ...]:
+    """What a draw of ``family`` raises when its data cannot give a trusted
+    gold, rather than because of a bug: a :class:`DataError`, a warning
+    (under :func:`warnings_as_errors`) or one of the family's ``retry_on``.
+    :func:`release` redraws on them; the clipping probe refuses the scenario."""
+    return (DataError, Warning, *family.retry_on)
+
+
+@contextmanager
+def warnings_as_errors():
+    """A context in which a warning raises (deprecations excepted), for
+    :func:`data_problems` to catch."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for cat in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
+            warnings.simplefilter("ignore", cat)
+        yield
 
 
 def data_key(grid: Grid, c: Coord) -> str:
@@ -176,10 +196,7 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
     reasons = []
     for attempt in range(MAX_ATTEMPTS):
         try:
-            with RELEASE_LOCK, warnings.catch_warnings(), one_thread():
-                warnings.simplefilter("error")
-                for cat in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
-                    warnings.simplefilter("ignore", cat)
+            with RELEASE_LOCK, one_thread(), warnings_as_errors():
                 rng_params, data_stream = _streams(grid, stream, attempt)
                 cond = draw_condition(family, scen, c.n, c.effect, c.perturbation, grid.alpha, rng_params)
                 if not family.has_data:
@@ -209,7 +226,7 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                            reference_py=reference_py(family, cond.roles, ranges, cond.data_filename),
                            hints=tuple(family.hints(cond, data)), accepted=accepted,
                            script_behaviour=render_behaviour(family.generate, cond.literal(), grid.seed, data_stream))
-        except (DataError, Warning, *family.retry_on) as exc:
+        except data_problems(family) as exc:
             reasons.append(f"attempt {attempt}: {type(exc).__name__}: {exc}")
     return Rejected(data_id=data_id, reasons=reasons)
 

@@ -4,10 +4,13 @@ import hashlib
 import importlib
 import json
 import os
+import select
 import signal
+import socket
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -22,6 +25,8 @@ from taskfactory.shards import FIELDS
 from taskfactory.task import record
 
 from conftest import PINNED, dataset, small_grid
+from toys import faulty, process_env
+from toys.faulty import ToyBug, ToyWaits
 
 GRID = {"name": "unit", "seed": 3, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [30, 200],
         "seeds": 2, "shard_rows": 20,
@@ -280,6 +285,72 @@ def test_workers_stop_when_the_build_is_killed(tmp_path):
     while time.monotonic() < deadline and any(map(_alive, workers)):
         time.sleep(0.1)
     assert not [pid for pid in workers if _alive(pid)]
+
+
+#: How long a test waits on a build's processes before it takes them for stuck
+#: (a bound on a hang, never reached by a build that works).
+STUCK_SECONDS = 120
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="awaits the workers' exit on their pidfds (Linux)")
+def test_workers_stop_when_the_build_is_killed_while_they_probe(tmp_path, monkeypatch):
+    """Each worker holds in its first draw of the clipping probe until the test
+    lets it go (toys.faulty.ToyWaits), so the build is killed with both workers
+    in the probe however busy the machine."""
+    env = process_env(monkeypatch, tmp_path, ToyWaits())
+    env[faulty.SOCKET] = f"taskfactory-test-{os.getpid()}-{tmp_path.name}"
+    grid = tmp_path / "grid.json"
+    grid.write_text(json.dumps({"seed": 1, "methods": ["toy_waits"], "n": [30]}))   # two scenarios: two probe calls
+    code = "import sys, taskfactory as tf; tf.build(sys.argv[1], sys.argv[2], jobs=2)"
+    with ExitStack() as cleanup:
+        server = cleanup.enter_context(socket.socket(socket.AF_UNIX))
+        server.bind("\0" + env[faulty.SOCKET])
+        server.listen(2)
+        proc = subprocess.Popen([sys.executable, "-c", code, str(grid), str(tmp_path / "c")], env=env)
+        cleanup.callback(proc.wait)
+        cleanup.callback(proc.kill)
+        build = os.pidfd_open(proc.pid)
+        cleanup.callback(os.close, build)
+        probing = {}   # pid -> pidfd of each worker held in the probe
+        for _ in range(2):
+            ready = select.select([server, build], [], [], STUCK_SECONDS)[0]
+            assert server in ready, "the build ended before its workers probed" if ready else "no worker probed"
+            conn = cleanup.enter_context(server.accept()[0])
+            with conn.makefile() as lines:
+                pid = int(lines.readline())
+            probing[pid] = os.pidfd_open(pid)
+            cleanup.callback(os.close, probing[pid])
+            cleanup.callback(_end, probing[pid])   # should the test fail, the worker is stopped all the same
+        assert probing.keys() <= _children(proc.pid) and all("LokyProcess" in _cmdline(pid) for pid in probing)
+        proc.kill()
+        proc.wait()
+        for pid, fd in probing.items():
+            assert select.select([fd], [], [], STUCK_SECONDS)[0], f"worker {pid} outlived the build"
+
+
+def _end(pidfd: int) -> None:
+    """Kill the process of ``pidfd``, unless it is gone already."""
+    try:
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def test_a_bug_in_a_familys_generate_stops_plan_and_build_with_its_traceback(tmp_path, monkeypatch):
+    """The clipping probe takes only a data problem for the scenario's fault,
+    in plan (here) and in a build's workers: a bug is a bug."""
+    env = process_env(monkeypatch, tmp_path, ToyBug())
+    grid = tmp_path / "grid.json"
+    grid.write_text(json.dumps({"seed": 1, "methods": ["toy_bug"], "n": [30]}))
+    out = tmp_path / "c"
+    for args in (["plan", str(grid)], ["build", str(grid), "-o", str(out), "--jobs", "2", "--no-progress"]):
+        done = subprocess.run([sys.executable, "-m", "taskfactory.cli", *args], env=env, capture_output=True,
+                              text=True)
+        lines = done.stderr.splitlines()
+        assert done.returncode == 1 and "Traceback (most recent call last):" in lines, done.stderr
+        assert lines[-1] == "TypeError: object of type 'int' has no len()", done.stderr
+        assert not [line for line in lines if line.startswith("error:")], done.stderr
+    assert not out.exists()
 
 
 def test_a_build_that_releases_nothing_fails(tmp_path, monkeypatch):
