@@ -254,7 +254,9 @@ def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb, as_js
 @click.argument("corpus", type=click.Path(file_okay=False))
 @click.option("--against", "benches", multiple=True, required=True,
               help="Benchmark: a Parquet or JSONL file, or a folder of them. Repeat for several.")
-@click.option("--report", "report_path", type=click.Path(), help="Write every item's scores as JSON.")
+@click.option("--report", "report_path", type=click.Path(),
+              help="Write every item's scores as JSON to this file (new, or a report written before).")
+@click.option("--overwrite", is_flag=True, help="Let --report replace a file that is not a leakage report.")
 @click.option("--drop-out", "drop_dir", type=click.Path(),
               help="Write the corpus without the flagged tasks (and their data_id siblings) into this new or empty "
                    "folder.")
@@ -273,8 +275,8 @@ def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb, as_js
 @click.option("--boilerplate", default=0.05, show_default=True,
               help="Ignore n-grams in more than this share of corpus tasks (from 2+ scenarios).")
 @click.option("--json", "as_json", is_flag=True, help="Print every item's scores as JSON (what --report writes).")
-def leakage(corpus, benches, report_path, drop_dir, fail_on, semantic, id_field, question_field, context_field,
-            data_field, ngram8, ngram13, jaccard, data_share, semantic_threshold, boilerplate, as_json):
+def leakage(corpus, benches, report_path, overwrite, drop_dir, fail_on, semantic, id_field, question_field,
+            context_field, data_field, ngram8, ngram13, jaccard, data_share, semantic_threshold, boilerplate, as_json):
     """Check a CORPUS against held-out benchmarks for copied text or data.
 
     Prints the flagged items (evidence, score, matching task) and a summary;
@@ -285,8 +287,7 @@ def leakage(corpus, benches, report_path, drop_dir, fail_on, semantic, id_field,
 
         taskfactory leakage corpus/ --against bench/pbench.jsonl --report leak.json --drop-out clean/
     """
-    from .corpus import atomic_write_text
-    from .leakage import Thresholds, check_leakage, check_output_paths, check_threshold
+    from .leakage import Thresholds, check_leakage, check_output_paths, check_threshold, write_report
     from .leakage.bench import Fields
     from .leakage.dropout import check_source, drop_out
     from .leakage.report import format_report
@@ -297,7 +298,7 @@ def leakage(corpus, benches, report_path, drop_dir, fail_on, semantic, id_field,
     for name, (option, value) in given.items():
         check_threshold(name, value, option)
     thr = Thresholds(**{name: value for name, (_, value) in given.items()})
-    check_output_paths(corpus, benches, report_path, drop_dir)
+    check_output_paths(corpus, benches, report_path, drop_dir, overwrite)
     if drop_dir:
         check_source(corpus)
     defaults = Fields()
@@ -305,7 +306,7 @@ def leakage(corpus, benches, report_path, drop_dir, fail_on, semantic, id_field,
                     context=context_field or defaults.context, data=data_field or defaults.data)
     report = check_leakage(corpus, list(benches), fields=fields, thresholds=thr, semantic=semantic)
     if report_path:
-        atomic_write_text(Path(report_path), json.dumps(report.to_json(), indent=1) + "\n")
+        write_report(report, report_path, overwrite)
     if not as_json:
         click.echo(format_report(report))
     if drop_dir:
@@ -377,8 +378,10 @@ def scenarios(method, as_json):
 
 @main.command()
 @click.argument("kind", type=click.Choice(SCHEMA_KINDS))
-@click.option("-o", "--out", type=click.Path(dir_okay=False), help="Write the schema to this file instead.")
-def schema(kind, out):
+@click.option("-o", "--out", type=click.Path(),
+              help="Write the schema to this file instead (new, or a schema written before).")
+@click.option("--overwrite", is_flag=True, help="Let -o replace a file that is not a schema this command wrote.")
+def schema(kind, out, overwrite):
     """Print the JSON Schema of a grid or scenario file, for editors.
 
     A YAML file whose first line is `# yaml-language-server:
@@ -392,7 +395,7 @@ def schema(kind, out):
     from .schema import schema_text, write_schema
 
     if out:
-        write_schema(kind, out)
+        write_schema(kind, out, overwrite)
     else:
         click.echo(schema_text(kind), nl=False)
 

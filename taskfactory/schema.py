@@ -17,9 +17,12 @@ import json
 from pathlib import Path
 
 from .errors import InputError
+from .folders import check_output_file, write_output_file
 
 KINDS = ("grid", "scenario")
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
+#: The largest file :func:`is_schema_file` reads (a schema is about 15 kB).
+SCHEMA_MAX_BYTES = 1 << 20
 
 
 def json_schema(kind: str) -> dict:
@@ -38,16 +41,25 @@ def schema_text(kind: str) -> str:
     return json.dumps(json_schema(kind), indent=2) + "\n"
 
 
-def write_schema(kind: str, path) -> Path:
-    """Write the JSON Schema of a ``kind`` file to ``path``; the file is
-    replaced whole or left as it was."""
-    path = Path(path)
-    text = schema_text(kind)
-    partial = path.with_name(f".{path.name}.partial")
+def is_schema_file(path: Path) -> bool:
+    """Whether ``path`` holds a JSON Schema this command writes (of any
+    kind, from any version): a JSON object of :data:`DIALECT` titled as one
+    of :data:`KINDS`."""
     try:
-        partial.write_text(text, encoding="utf-8")
-        partial.replace(path)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise InputError(f"{path}: cannot write the schema ({exc.strerror or exc})") from None
+        if path.stat().st_size > SCHEMA_MAX_BYTES:
+            return False
+        found = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):   # unreadable, not JSON, nested too deep
+        return False
+    return (isinstance(found, dict) and found.get("$schema") == DIALECT
+            and found.get("title") in {json_schema(kind)["title"] for kind in KINDS})
+
+
+def write_schema(kind: str, path, overwrite: bool = False) -> Path:
+    """Write the JSON Schema of a ``kind`` file to ``path`` (``-o``), a new
+    file or a schema written before (any file with ``overwrite``; never a
+    symbolic link, see :func:`~taskfactory.folders.check_output_file`); the
+    file is replaced whole or left as it was."""
+    path = check_output_file(path, "-o", is_schema_file, overwrite)
+    write_output_file(path, schema_text(kind), "-o")
     return path

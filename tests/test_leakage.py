@@ -17,7 +17,7 @@ import taskfactory as tf
 from taskfactory.cli import main
 from taskfactory.corpus import iter_records
 from taskfactory.errors import InputError, TaskFactoryError
-from taskfactory.leakage import LeakageReport, Thresholds, check_leakage
+from taskfactory.leakage import LeakageReport, Thresholds, check_leakage, write_report
 from taskfactory.leakage.bench import BenchError, load_bench
 from taskfactory.leakage.data import row_hashes
 from taskfactory.leakage.dropout import drop_out
@@ -401,6 +401,56 @@ def test_drop_out_refuses_a_folder_that_is_not_new_or_empty(kind, corpus, bench,
         drop_out(corpus, out, flagged_nothing)
     assert str(err.value) == f"--drop-out {out}: {why}"
     assert os.listdir(tmp_path / "full") == ["keep.txt"] and os.listdir(tmp_path / "empty") == []
+
+
+FOREIGN = "the file exists and is not one this command wrote; give a new file, or --overwrite to replace it"
+
+
+def test_a_report_replaces_a_report_and_another_file_only_with_overwrite(corpus, bench, tmp_path):
+    path, _ = bench
+    out = tmp_path / "r.json"
+    args = ["leakage", str(corpus), "--against", str(path), "--report", str(out), "--fail-on", "none"]
+    assert invoke(args).exit_code == 0
+    written = out.read_bytes()
+    older = json.loads(written)
+    older["thresholds"]["jaccard"] = 0.7   # a report of another run
+    out.write_text(json.dumps(older))
+    assert invoke(args).exit_code == 0 and out.read_bytes() == written
+    for foreign in ('{"corpus": "mine"}\n', json.dumps({**older, "mine": True}), "item,score\na,0.1\n"):
+        out.write_text(foreign)
+        result = invoke(args)
+        assert result.exit_code == 2 and result.output == f"error: --report {out}: {FOREIGN}\n"
+        assert out.read_text() == foreign
+    assert invoke([*args, "--overwrite"]).exit_code == 0 and out.read_bytes() == written
+    assert os.listdir(tmp_path) == ["r.json"]   # no temporary file left beside it
+
+
+def test_write_report_refuses_what_the_command_refuses_and_writes_whole(corpus, bench, tmp_path, monkeypatch):
+    path, _ = bench
+    report = LeakageReport(corpus=str(corpus), benchmarks=[str(path)], tasks=0, datasets=0, distinct_texts=0,
+                           thresholds=Thresholds(), items=[])
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "link.json").symlink_to("notes.txt")
+    refusals = {tmp_path / "link.json": "a symbolic link; give a new file or one this command wrote",
+                tmp_path / "notes.txt": FOREIGN,
+                path: f"it would overwrite or go inside {path}, which the command reads; give a file outside it"}
+    for out, why in refusals.items():
+        with pytest.raises(InputError) as err:
+            write_report(report, out, overwrite=why != FOREIGN)
+        assert str(err.value) == f"--report {out}: {why}"
+    assert (tmp_path / "notes.txt").read_text() == "mine" and os.readlink(tmp_path / "link.json") == "notes.txt"
+    out = write_report(report, tmp_path / "notes.txt", overwrite=True)
+    assert json.loads(out.read_text()) == report.to_json()
+
+    def refuse(source, target):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(InputError) as err:
+        write_report(LeakageReport(**{**vars(report), "tasks": 7}), out)
+    assert str(err.value) == f"--report {out}: cannot write it (No space left on device)"
+    assert json.loads(out.read_text()) == report.to_json()
+    assert sorted(os.listdir(tmp_path)) == ["link.json", "notes.txt"]
 
 
 def test_a_failed_check_keeps_its_own_exit_code(bench, tmp_path, monkeypatch):

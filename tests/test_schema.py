@@ -1,6 +1,7 @@
 """`taskfactory schema`: the JSON Schema of grid and scenario files, for editors."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from taskfactory.cli import main
 from taskfactory.errors import InputError, ScenarioError
 from taskfactory.readers import load_yaml
 from taskfactory.scenarios import scenario_root
-from taskfactory.schema import json_schema
+from taskfactory.schema import DIALECT, json_schema, schema_text, write_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -112,12 +113,86 @@ def test_schema_out_writes_the_file_and_prints_nothing(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["grid.schema.json"]
 
 
-def test_schema_out_to_a_missing_folder_is_one_line_exit_2(tmp_path):
-    out = tmp_path / "nope" / "grid.schema.json"
+ASK = "give a new file or one this command wrote"
+FOREIGN = "the file exists and is not one this command wrote; give a new file, or --overwrite to replace it"
+
+
+def file_violations(tmp_path: Path) -> dict:
+    """Each way ``-o FILE`` breaks the rule for an output file
+    (:func:`taskfactory.folders.check_output_file`): {kind: (the file, the
+    message after ``-o <file>: ``)}, made under ``tmp_path/given``
+    (:func:`as_made` tells whether it is still as made)."""
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "notes.json").write_text('{"mine": true}\n')
+    (given / "keep.json").write_text(schema_text("grid"))   # a schema, behind a link
+    (given / "link.json").symlink_to("keep.json")
+    (given / "dangling.json").symlink_to("nowhere.json")
+    (given / "folder").mkdir()
+    return {
+        "a symbolic link to a file": (given / "link.json", f"a symbolic link; {ASK}"),
+        "a dangling symbolic link": (given / "dangling.json", f"a symbolic link; {ASK}"),
+        "a file this command did not write": (given / "notes.json", FOREIGN),
+        "a folder": (given / "folder", "a folder, not a file"),
+        "not a regular file": (Path("/dev/null"), f"exists and is not a regular file; {ASK}"),
+        "in no folder": (given / "none" / "out.json", f"no folder {given / 'none'} to write it in"),
+        "where nothing can be written": (Path("/proc/out.json"), "cannot write in /proc (No such file or directory)"),
+        "a NUL in its name": (given / "out\0.json", "cannot be used as a file (embedded null byte)"),
+    }
+
+
+def as_made(tmp_path: Path) -> bool:
+    """Whether the files :func:`file_violations` made are as it made them, and nothing was added."""
+    given = tmp_path / "given"
+    return (sorted(p.name for p in given.iterdir()) == ["dangling.json", "folder", "keep.json", "link.json",
+                                                         "notes.json"]
+            and (given / "notes.json").read_bytes() == b'{"mine": true}\n'
+            and (given / "keep.json").read_text() == schema_text("grid")
+            and os.readlink(given / "link.json") == "keep.json"
+            and os.readlink(given / "dangling.json") == "nowhere.json"
+            and not any((given / "folder").iterdir()))
+
+
+@pytest.mark.parametrize("kind", ["a symbolic link to a file", "a dangling symbolic link",
+                                  "a file this command did not write", "a folder", "not a regular file",
+                                  "in no folder", "where nothing can be written", "a NUL in its name"])
+def test_schema_out_that_breaks_the_rule_is_refused_and_left_as_it_was(kind, tmp_path):
+    out, why = file_violations(tmp_path)[kind]
+    for overwrite in ([], ["--overwrite"]) if why != FOREIGN else ([],):   # --overwrite lets a foreign file go only
+        if "\0" not in str(out):   # no command line holds a NUL
+            result = CliRunner().invoke(main, ["schema", "scenario", "-o", str(out), *overwrite])
+            assert result.exit_code == 2 and result.output == f"error: -o {out}: {why}\n"
+        with pytest.raises(InputError) as err:
+            write_schema("scenario", out, overwrite=bool(overwrite))
+        assert str(err.value) == f"-o {out}: {why}"
+    assert as_made(tmp_path)
+
+
+def test_schema_out_replaces_a_schema_it_wrote_and_another_file_only_with_overwrite(tmp_path):
+    out = tmp_path / "editor.json"
+    out.write_text(json.dumps({**json_schema("grid"), "description": "as an older taskfactory wrote it"}))
+    result = CliRunner().invoke(main, ["schema", "scenario", "-o", str(out)])
+    assert result.exit_code == 0 and out.read_text() == schema_text("scenario")
+    out.write_text(json.dumps({"$schema": DIALECT, "title": "my own schema"}))
+    mine = out.read_bytes()
     result = CliRunner().invoke(main, ["schema", "grid", "-o", str(out)])
-    assert result.exit_code == 2
-    assert result.output == f"error: {out}: cannot write the schema (No such file or directory)\n"
-    assert not (tmp_path / "nope").exists()
+    assert result.exit_code == 2 and result.output == f"error: -o {out}: {FOREIGN}\n" and out.read_bytes() == mine
+    result = CliRunner().invoke(main, ["schema", "grid", "-o", str(out), "--overwrite"])
+    assert result.exit_code == 0 and out.read_text() == schema_text("grid")
+    assert [p.name for p in tmp_path.iterdir()] == ["editor.json"]
+
+
+def test_schema_out_is_replaced_whole_or_left_as_it_was(tmp_path, monkeypatch):
+    out = tmp_path / "grid.schema.json"
+    out.write_text(schema_text("scenario"))
+
+    def refuse(source, target):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    result = CliRunner().invoke(main, ["schema", "grid", "-o", str(out)])
+    assert result.exit_code == 2 and result.output == f"error: -o {out}: cannot write it (No space left on device)\n"
+    assert out.read_text() == schema_text("scenario") and [p.name for p in tmp_path.iterdir()] == [out.name]
 
 
 def test_unknown_schema_kind_is_exit_2():

@@ -21,6 +21,7 @@ and with the corpus's distinct texts, not with its rows. Every fingerprint
 from __future__ import annotations
 
 import csv
+import json
 import numbers
 import os
 import time
@@ -32,7 +33,7 @@ from datasketch import MinHashLSH
 
 from ..corpus import check_shards, iter_records, load_manifest
 from ..errors import CorpusError, InputError, check_path
-from ..folders import check_new_folder, check_writable
+from ..folders import check_new_folder, check_output_file, write_output_file
 from .bench import BenchError, Fields, Item, load_bench
 from .data import row_hashes
 from .text import NUM_PERM, content_set, jaccard, minhash, ngrams, stable_hash, tokens
@@ -353,28 +354,50 @@ def _id_columns(rec: dict) -> tuple[str, ...]:
                       "a type")
 
 
-def check_output_paths(corpus, benches=(), report_path=None, drop_dir=None) -> None:
-    """Raise :class:`InputError` before any work when the ``--report`` file or
-    the ``--drop-out`` folder of a leakage check cannot be written, or would
-    land inside the corpus or on a benchmark it reads."""
-    inputs = [Path(corpus).resolve(), *(Path(b).resolve() for b in benches)]
-
-    def inside_input(path: Path) -> Path | None:
-        path = path.resolve()
-        return next((p for p in inputs if path == p or p in path.parents), None)
-
+def check_output_paths(corpus, benches=(), report_path=None, drop_dir=None, overwrite: bool = False) -> None:
+    """Raise :class:`InputError` before any work when the ``--report`` file
+    (see :func:`write_report`) or the ``--drop-out`` folder of a leakage check
+    cannot be written, or would land inside the corpus or on a benchmark it reads."""
     if report_path:
-        target = Path(report_path)
-        if target.is_dir():
-            raise InputError(f"--report {report_path}: a folder, not a file")
-        if not target.parent.is_dir():
-            raise InputError(f"--report {report_path}: no folder {target.parent} to write it in")
-        hit = inside_input(target)
-        if hit is not None:
-            raise InputError(f"--report {report_path}: it would overwrite or go inside {hit}, which this check reads")
-        check_writable(target.parent, f"--report {report_path}")
+        check_output_file(report_path, "--report", is_report_file, overwrite, [corpus, *benches])
     if drop_dir:
         check_new_folder(drop_dir, "--drop-out", [corpus, *benches])
         if report_path and Path(drop_dir).resolve() in Path(report_path).resolve().parents:
             raise InputError(f"--report {report_path}: inside the --drop-out folder {drop_dir}, which must stay "
                              "empty until the corpus is written there; give a file outside it")
+
+
+#: The largest file :func:`is_report_file` reads as a candidate report; a larger one is not its own.
+REPORT_MAX_BYTES = 256 << 20
+
+
+def is_report_file(path: Path) -> bool:
+    """Whether ``path`` holds a leakage report as :func:`write_report` writes
+    it: a JSON object with the keys of :meth:`LeakageReport.to_json`, whose
+    items have those of :class:`ItemReport`."""
+    try:
+        if path.stat().st_size > REPORT_MAX_BYTES:
+            return False
+        with open(path, "rb") as file:
+            if file.read(1) != b"{":   # not a JSON object: not read further
+                return False
+            file.seek(0)
+            found = json.load(file)
+    except (OSError, ValueError, RecursionError):   # unreadable, not JSON, nested too deep
+        return False
+    blank = LeakageReport(corpus="", benchmarks=[], tasks=0, datasets=0, distinct_texts=0,
+                          thresholds=Thresholds(), items=[])
+    item_keys = {f.name for f in fields(ItemReport)}
+    return (found.keys() == blank.to_json().keys() and isinstance(found["items"], list)
+            and all(isinstance(it, dict) and it.keys() == item_keys for it in found["items"]))
+
+
+def write_report(report: LeakageReport, path, overwrite: bool = False) -> Path:
+    """Write ``report`` (every item's scores, as JSON) to ``path``, refused as
+    :func:`check_output_paths` refuses it: a new file, or a report written
+    before (any file with ``overwrite``), never a symbolic link nor inside
+    the corpus or a benchmark (see :func:`~taskfactory.folders.check_output_file`);
+    the file is replaced whole or left as it was."""
+    path = check_output_file(path, "--report", is_report_file, overwrite, [report.corpus, *report.benchmarks])
+    write_output_file(path, json.dumps(report.to_json(), indent=1) + "\n", "--report")
+    return path
