@@ -17,9 +17,13 @@ renamed when complete, so that two attempts at one chunk never share a file;
 each shard as the build assembles it from its parts, and each shard's rejects.
 
 Everything read from a corpus is validated before use: the manifest's
-structure, every shard path it names (only ``data/<split>-NNNNN-of-NNNNN.parquet``)
-and every task id (only ``<method>-<12 hex digits>``), so that a hostile corpus
-cannot steer a reader to files outside its folder. A folder is replaced
+structure and every shard path it names (only
+``data/<split>-NNNNN-of-NNNNN.parquet``), so that a hostile corpus cannot
+steer a reader to files outside its folder; every shard's size and sha256
+against the manifest; every task id (only ``<method>-<12 hex digits>``, and
+each once); and, as each row group is read, the values a reader acts on in the
+columns it reads (:data:`COLUMN_RULES`: golds, accepted tests, p-values and
+decisions, splits, methods). A folder is replaced
 (``build --overwrite``) only when it is provably a corpus, and then only the
 files the corpus lists, unchanged since it wrote them, are deleted.
 """
@@ -33,15 +37,21 @@ import json
 import os
 import re
 import secrets
+import time
 from collections import Counter
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from stat import S_ISREG
+from typing import Iterator, NamedTuple
 
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._version import __version__
+from .answers import DECISIONS, KINDS
 from .errors import CorpusError, InputError, did_you_mean
+from .methods import CATALOGUE
 from .registry import family_names
 from .readers import parse_json, read_text
 from .shards import FIELDS, is_roles_type
@@ -166,44 +176,285 @@ def listed_file(manifest: dict, name: str) -> dict | None:
     return next((e for e in manifest["files"] if e["path"] == name), None)
 
 
-def shard_paths(corpus, manifest: dict | None = None) -> list[Path]:
-    manifest = manifest or load_manifest(corpus)
-    return [Path(corpus) / s["path"] for s in manifest["shards"]]
+# --- checking a corpus before reading it -------------------------------------------
+
+#: A check is remembered only for shards last written longer ago than this:
+#: file times advance in clock ticks (whole seconds on some file systems), so
+#: a shard rewritten within the tick of its check would keep its stamp.
+SETTLED_NS = 2_000_000_000
+_CHECKED: dict[str, list] = {}   # corpus folder (resolved) -> what its last passed check saw
 
 
-def check_shards(corpus, manifest: dict | None = None) -> None:
-    """Raise :class:`CorpusError` unless every shard the manifest lists is
-    there with its size and sha256: a corpus changed after it was built is not
-    read (``taskfactory verify`` names what changed)."""
+@dataclass(frozen=True)
+class Shard:
+    """A shard of a checked corpus: its path, the split the manifest gives
+    it, and the stamp (device, inode, size, mtime, ctime) of the file that was
+    checked; it is read only while the file still has that stamp."""
+
+    path: Path
+    split: str
+    stamp: tuple
+
+
+def _stamp(st: os.stat_result) -> tuple:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def _listed_shard(corpus, entry: dict) -> Shard:
+    path = Path(corpus) / entry["path"]
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise CorpusError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    if st is None or not S_ISREG(st.st_mode):
+        raise CorpusError(f"{path}: listed in {MANIFEST} but missing")
+    return Shard(path, entry["split"], _stamp(st))
+
+
+@contextmanager
+def _unchanged(shard: Shard):
+    """The file of ``shard`` open for reading, while it is the file that was checked."""
+    try:
+        fh = open(shard.path, "rb")
+    except OSError as exc:
+        raise CorpusError(f"{shard.path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    with fh:
+        if _stamp(os.fstat(fh.fileno())) != shard.stamp:
+            raise CorpusError(f"{shard.path}: changed while this command was reading the corpus")
+        yield fh
+
+
+def check_shards(corpus, manifest: dict | None = None) -> list[Shard]:
+    """The shards of ``corpus``, once every shard the manifest lists is there
+    with its size and sha256 (a corpus changed after it was built is not
+    read: ``taskfactory verify`` names what changed) and every task id is
+    well formed and unique across them; else a CorpusError. The hashes are
+    streamed, and a process hashes a corpus again only when a shard's file or
+    its manifest entry has changed since the last check it passed."""
     manifest = manifest or load_manifest(corpus)
-    for entry in manifest["shards"]:
-        path = Path(corpus) / entry["path"]
-        if not path.is_file():
-            raise CorpusError(f"{path}: listed in {MANIFEST} but missing")
-        if path.stat().st_size != entry["bytes"] or sha256_file(path) != entry["sha256"]:
-            raise CorpusError(f"{path}: differs from {MANIFEST} (size or sha256); the corpus was changed after it "
-                              "was built; taskfactory verify names what changed")
+    shards = [_listed_shard(corpus, entry) for entry in manifest["shards"]]
+    seen = [(dict(entry), shard.stamp) for entry, shard in zip(manifest["shards"], shards)]
+    folder = str(Path(corpus).resolve())
+    if _CHECKED.get(folder) == seen:
+        return shards
+    for entry, shard in zip(manifest["shards"], shards):
+        with _unchanged(shard) as fh:
+            if shard.stamp[2] != entry["bytes"] or hashlib.file_digest(fh, "sha256").hexdigest() != entry["sha256"]:
+                raise CorpusError(f"{shard.path}: differs from {MANIFEST} (size or sha256); the corpus was changed "
+                                  "after it was built; taskfactory verify names what changed")
+    _check_ids(shards)
+    if all(time.time_ns() - max(shard.stamp[3:]) > SETTLED_NS for shard in shards):
+        _CHECKED[folder] = seen
+    return shards
+
+
+def _check_ids(shards: list[Shard]) -> None:
+    """Every task id of ``shards``: of the id pattern, and unique across them."""
+    read = []   # (shard, first row, ids) of each row group
+    for shard in shards:
+        with _parquet(shard) as pf:
+            for _, row, table in _row_groups(pf, shard.path, ["task_id"]):
+                ids = _array(table["task_id"])
+                _raise_first(shard.path, row, [_Rule("task_id", "a taskfactory task id (<method>-<12 hex digits>)", ids,
+                                                     pc.match_substring_regex(ids, TASK_ID.pattern))])
+                read.append((shard, row, ids))
+    every = pa.chunked_array([ids for *_, ids in read], pa.string())
+    if pc.count_distinct(every).as_py() == len(every):
+        return
+    first: dict[str, str] = {}
+    for shard, row, ids in read:
+        for i, task_id in enumerate(ids.to_pylist()):
+            if task_id in first:
+                raise CorpusError(f"{shard.path}: row {row + i}: task_id {shown(task_id)} is not unique (also "
+                                  f"{first[task_id]})")
+            first[task_id] = f"{shard.path} row {row + i}"
+
+
+# --- what a reader may use of a record ---------------------------------------------
+
+class _Rule(NamedTuple):
+    """A rule over values of a row group: ``ok`` is true where a value keeps
+    it (false or null where it breaks it). ``rows`` gives each value's row
+    when the values are the items of a list column (then ``{j}`` in
+    ``field`` stands for the item's index in its list)."""
+
+    field: str
+    what: str
+    values: pa.Array
+    ok: pa.Array
+    rows: pa.Array | None = None
+
+
+_DECISIONS = pa.array(DECISIONS)
+_KINDS = pa.array(list(KINDS))
+_CATALOGUE = pa.array(CATALOGUE)
+
+
+def _is_p_value(values):
+    return pc.and_(pc.greater_equal(values, 0.0), pc.less_equal(values, 1.0))
+
+
+#: What a field of a gold or of an accepted test must hold, and the test of
+#: its values (a null passes none).
+VALUE_RULES = {
+    "p_value": ("a p-value in [0, 1]", _is_p_value),
+    "decision": (" or ".join(DECISIONS), lambda values: pc.is_in(values, value_set=_DECISIONS)),
+    "estimate": ("a finite number", pc.is_finite),
+    "low": ("a finite number", pc.is_finite),
+    "high": ("a finite number", pc.is_finite),
+    "integer": ("a whole number", pc.is_valid),
+    "yes_no": ("true or false", pc.is_valid),
+}
+#: Each optional p-value column and the decision column that goes with it.
+P_DECISIONS = {"gold_p": "gold_decision", "naive_p": "naive_decision", "kept_impossible_p": "kept_impossible_decision"}
+
+
+def _unless(exempt, ok):
+    """``ok``, and true where ``exempt`` (no nulls) is true."""
+    return pc.or_kleene(exempt, ok)
+
+
+#: The answer kinds whose gold has each field.
+_KINDS_OF = {field: pa.array([k for k, spec in KINDS.items() if field in spec.fields]) for field in VALUE_RULES}
+
+
+def _other_kind(kind, field: str):
+    """True where a gold's ``kind`` has no ``field``."""
+    return pc.invert(pc.is_in(kind, value_set=_KINDS_OF[field]))
+
+
+def _kind_rule(field: str, values) -> _Rule:
+    return _Rule(field, f"one of {', '.join(KINDS)}", values, pc.is_in(values, value_set=_KINDS))
+
+
+def _gold_rules(table, name: str, shard: Shard):
+    gold = table[name]
+    kind = pc.struct_field(gold, "kind")
+    yield _kind_rule("gold.kind", kind)
+    if "answer_kind" in table.column_names:
+        yield _Rule("gold.kind", "the task's answer_kind", kind, pc.equal(kind, table["answer_kind"]))
+    for field, (what, ok) in VALUE_RULES.items():
+        values = pc.struct_field(gold, field)
+        yield _Rule(f"gold.{field}", what, values, _unless(_other_kind(kind, field), ok(values)))
+    low, high = pc.struct_field(gold, "low"), pc.struct_field(gold, "high")
+    yield _Rule("gold.low", "at most gold.high", low,
+                _unless(_other_kind(kind, "low"), pc.less_equal(low, high)))
+
+
+def _accepted_rules(table, name: str, shard: Shard):
+    tests, rows = pc.list_flatten(table[name]), pc.list_parent_indices(table[name])
+    method = pc.struct_field(tests, "method")
+    yield _Rule(f"{name}[{{j}}].method", "a test's name", method, pc.is_valid(method), rows)
+    for field in ("p_value", "decision"):
+        what, ok = VALUE_RULES[field]
+        values = pc.struct_field(tests, field)
+        yield _Rule(f"{name}[{{j}}].{field}", what, values, ok(values), rows)
+
+
+def _p_rules(table, name: str, shard: Shard):
+    values = table[name]
+    yield _Rule(name, f"{VALUE_RULES['p_value'][0]} or null", values, _unless(pc.is_null(values), _is_p_value(values)))
+
+
+def _decision_rules(table, name: str, shard: Shard):
+    """A decision wherever one is given or its p-value is."""
+    values = table[name]
+    p_value = next(p for p, d in P_DECISIONS.items() if d == name)
+    given = pc.is_valid(values)
+    if p_value in table.column_names:
+        given = pc.or_(given, pc.is_valid(table[p_value]))
+    what, ok = VALUE_RULES["decision"]
+    yield _Rule(name, what, values, _unless(pc.invert(given), ok(values)))
+
+
+def _method_rules(table, name: str, shard: Shard):
+    """A registered family. The catalogue's names are registered (it lists the
+    families taskfactory ships) and known without loading every family; any
+    other name is looked up in the registry."""
+    values = table[name]
+    ok = pc.is_in(values, value_set=_CATALOGUE)
+    if ok.true_count < len(ok):
+        ok = pc.is_in(values, value_set=pa.array(family_names()))
+    yield _Rule(name, "a method family of this taskfactory", values, ok)
+
+
+def _split_rules(table, name: str, shard: Shard):
+    yield _Rule(name, f"the split of its shard ({shard.split!r})", table[name], pc.equal(table[name], shard.split))
+
+
+def _answer_kind_rules(table, name: str, shard: Shard):
+    yield _kind_rule(name, table[name])
+
+
+#: The rules of each column a reader may ask for, by column (a column not
+#: listed holds what its type allows): functions of (the row group, the
+#: column's name, its shard) giving :class:`_Rule` s.
+COLUMN_RULES = {
+    "method": _method_rules,
+    "split": _split_rules,
+    "answer_kind": _answer_kind_rules,
+    "gold": _gold_rules,
+    "accepted": _accepted_rules,
+    **{name: _p_rules for name in P_DECISIONS},
+    **{name: _decision_rules for name in P_DECISIONS.values()},
+}
+
+
+def _raise_first(path: Path, first_row: int, rules) -> None:
+    """CorpusError naming the first row (then the first rule) that ``rules`` find broken."""
+    found = None
+    for rule in rules:
+        if rule.ok.true_count == len(rule.ok):
+            continue
+        i = pc.index(pc.fill_null(rule.ok, False), False).as_py()
+        row = i if rule.rows is None else rule.rows[i].as_py()
+        if found is None or row < found[0]:
+            found = (row, i, rule)
+    if found is not None:
+        row, i, rule = found
+        item = None if rule.rows is None else i - pc.index(rule.rows, row).as_py()
+        raise CorpusError(f"{path}: row {first_row + row}: {rule.field.format(j=item)} is "
+                          f"{shown(rule.values[i].as_py())}, not {rule.what}")
+
+
+def check_rows(table, shard: Shard, first_row: int) -> None:
+    """CorpusError unless every value of ``table`` (rows of ``shard`` from
+    ``first_row`` on) keeps the rules of its column (:data:`COLUMN_RULES`)."""
+    names = [name for name in table.column_names if name in COLUMN_RULES]
+    batch = pa.RecordBatch.from_arrays([_array(table[name]) for name in names], names)
+    _raise_first(shard.path, first_row, (rule for name in names for rule in COLUMN_RULES[name](batch, name, shard)))
+
+
+def _array(column: pa.ChunkedArray) -> pa.Array:
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
 # --- reading tasks -----------------------------------------------------------------
 
-def open_shard(path: Path):
-    """Open a shard, reporting a corrupt or truncated file as a CorpusError."""
-    import pyarrow as pa
+def open_shard(path: Path, source=None):
+    """Open a shard (from ``source``, a file open for reading, when given),
+    reporting a corrupt or truncated file as a CorpusError."""
     import pyarrow.parquet as pq
 
     try:
-        return pq.ParquetFile(path)
+        return pq.ParquetFile(path if source is None else source)
     except (OSError, pa.ArrowException) as exc:
         raise CorpusError(f"{path}: not a readable Parquet shard ({' '.join(str(exc).split())})") from None
+
+
+@contextmanager
+def _parquet(shard: Shard):
+    """A checked shard, open as Parquet from the file that was checked."""
+    with _unchanged(shard) as fh:
+        yield open_shard(shard.path, fh)
 
 
 def read_row_group(pf, path: Path, index: int, columns: list[str] | None):
     """One row group of a shard. A missing column, a column of another type
     than the corpus schema's, a null where the schema allows none, or a
     damaged page is a CorpusError."""
-    import pyarrow as pa
-
     have = set(pf.schema_arrow.names)
     lacking = [c for c in (columns if columns is not None else [name for name, *_ in FIELDS]) if c not in have]
     if lacking:
@@ -224,63 +475,52 @@ def read_row_group(pf, path: Path, index: int, columns: list[str] | None):
     return table
 
 
+def _row_groups(pf, path: Path, columns: list[str] | None):
+    """(index, first row, table) of each row group of a shard."""
+    row = 0
+    for i in range(pf.num_row_groups):
+        table = read_row_group(pf, path, i, columns)
+        yield i, row, table
+        row += table.num_rows
+
+
 def read_columns(path: Path, columns: list[str]):
     """Whole columns of one shard."""
-    import pyarrow as pa
-
     pf = open_shard(path)
     return pa.concat_tables([read_row_group(pf, path, i, columns) for i in range(pf.num_row_groups)]) \
         if pf.num_row_groups else pf.schema_arrow.empty_table().select(columns)
 
 
-def _checked_ids(table, path: Path, first_row: int) -> None:
-    for i, value in enumerate(table.column("task_id").to_pylist()):
-        if not is_task_id(value):
-            raise CorpusError(f"{path}: row {first_row + i} has task_id {shown(value)}, not a taskfactory task id")
-
-
 def iter_records(corpus, columns: list[str] | None = None, method: str | None = None) -> Iterator[dict]:
-    """Every task of a corpus as a dict, shard by shard, row group by row group;
-    every task id is checked against the id pattern."""
-    read = None if columns is None else list(dict.fromkeys(["task_id", *columns]))
-    for path in shard_paths(corpus):
-        pf = open_shard(path)
-        row = 0
-        for i in range(pf.num_row_groups):
-            table = read_row_group(pf, path, i, read)
-            _checked_ids(table, path, row)
-            row += table.num_rows
-            if method is not None:
-                table = table.filter(pc.equal(table["method"], method))
-            if columns is not None and "task_id" not in columns:
-                table = table.drop_columns(["task_id"])
-            yield from table.to_pylist()
+    """Every task of a corpus as a dict (its ``columns``, or all), shard by
+    shard, row group by row group: from shards checked against the manifest
+    (:func:`check_shards`), each row group's values checked as it is read
+    (:func:`check_rows`)."""
+    wanted = None if columns is None else list(dict.fromkeys(columns))
+    read = wanted if wanted is None or method is None else list(dict.fromkeys([*wanted, "method"]))
+    for shard in check_shards(corpus):
+        with _parquet(shard) as pf:
+            for _, row, table in _row_groups(pf, shard.path, read):
+                check_rows(table, shard, row)
+                if method is not None:
+                    table = table.filter(pc.equal(table["method"], method))
+                yield from (table if read == wanted else table.select(wanted)).to_pylist()
 
 
 def find_task(corpus, task_id: str | None = None, method: str | None = None) -> dict:
-    """One task: by id, else the first of ``method``, else the first of the corpus."""
+    """One task: by id, else the first of ``method``, else the first of the
+    corpus; read as :func:`iter_records` reads it."""
     if task_id is not None and not is_task_id(task_id):
         raise InputError(f"{shown(task_id)} is not a task id (<method>-<12 hex digits>)")
-    for path in shard_paths(corpus):
-        pf = open_shard(path)
-        for i in range(pf.num_row_groups):
-            ids = read_row_group(pf, path, i, ["task_id", "method"])
-            mask = None
-            if task_id is not None:
-                mask = pc.equal(ids["task_id"], task_id)
-            elif method is not None:
-                mask = pc.equal(ids["method"], method)
-            if mask is None:
-                hit = 0 if ids.num_rows else None
-            else:
-                idx = pc.indices_nonzero(mask)
-                hit = idx[0].as_py() if len(idx) else None
-            if hit is not None:
-                task = read_row_group(pf, path, i, None).slice(hit, 1).to_pylist()[0]
-                if not is_task_id(task.get("task_id")):
-                    raise CorpusError(f"{path}: a row has task_id {shown(task.get('task_id'))}, not a taskfactory "
-                                      "task id")
-                return task
+    for shard in check_shards(corpus):
+        with _parquet(shard) as pf:
+            for i, row, keys in _row_groups(pf, shard.path, ["task_id", "method"]):
+                key, value = ("task_id", task_id) if task_id is not None else ("method", method)
+                hit = pc.index(keys[key], value).as_py() if value is not None else 0 if keys.num_rows else -1
+                if hit >= 0:
+                    task = read_row_group(pf, shard.path, i, None).slice(hit, 1)
+                    check_rows(task, shard, row + hit)
+                    return task.to_pylist()[0]
     what = f"task '{task_id}'" if task_id else f"task of method '{method}'" if method else "task"
     hint = "" if task_id or not method or method in family_names() else did_you_mean(method, family_names())
     raise InputError(f"{corpus}: holds no {what}{hint}")

@@ -13,7 +13,7 @@ def render_task(task: dict, rows: int = 8) -> str:
     if task["data_csv"] is None:
         return _render_closed(task, rule)
     head = "".join(task["data_csv"].splitlines(keepends=True)[: rows + 1])
-    df = ", ".join(f"{x:.4g}" for x in task["gold_df"] or []) or "-"
+    df = ", ".join(_num(x, ".4g") for x in task["gold_df"] or []) or "-"
     est = _num(task["gold_estimate"], ".6g")
     naive = "-"
     if task["naive_method"]:
@@ -29,7 +29,7 @@ def render_task(task: dict, rows: int = 8) -> str:
         rule,
         task["prompt"].rstrip(),
         "",
-        f"--- {task['data_filename']} (first {min(rows, task['n_rows'])} of {task['n_rows']} rows) ---",
+        f"--- {task['data_filename']} ({_first_rows(rows, task['n_rows'])}) ---",
         head.rstrip(),
         rule,
         "GRADER SEES",
@@ -47,6 +47,10 @@ def render_task(task: dict, rows: int = 8) -> str:
         task["reference_r"].rstrip(),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _first_rows(rows: int, total: int | None) -> str:
+    return f"first {rows} rows" if total is None else f"first {min(rows, total)} of {total} rows"
 
 
 def _num(value, spec: str) -> str:

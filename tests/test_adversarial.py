@@ -260,7 +260,8 @@ def mutate(corpus: Path, steps: list[dict]) -> dict:
                 write_shard(shard, rows, {"grid_name": "hostile"})
             else:
                 pq.write_table(table.drop_columns([arg["column"]]), shard)
-            _resign(corpus, shard)
+            if arg.get("resign", True):   # resign: false leaves the manifest as the build wrote it
+                _resign(corpus, shard)
         else:
             raise AssertionError(f"unknown mutation '{op}'")
     return values

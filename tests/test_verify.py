@@ -189,6 +189,35 @@ def test_an_edited_gold_is_named(corpus):
     assert len(fails) == 1 and fails[0].startswith(f"FAIL {tid}: gold_p 0.0123 differs from the re-derived ")
 
 
+def test_a_gold_forged_in_a_shard_the_manifest_does_not_vouch_for_is_named_with_the_shard(corpus):
+    path = corpus / "data" / "train-00000-of-00002.parquet"
+    rows = pq.read_table(path).to_pylist()
+    rows[0]["gold"]["p_value"] = 0.999
+    write_shard(path, rows, {"grid_name": "v"})   # the manifest keeps the build's sha256 and size
+    code, out = verify(corpus, "--all")
+    assert code == 1
+    fails = [line for line in out.splitlines() if line.startswith("FAIL ")]
+    assert re.fullmatch(r"FAIL data/train-00000-of-00002\.parquet: sha256 [0-9a-f]{12} differs from manifest\.json's "
+                        r"[0-9a-f]{12} \(\d+ bytes, manifest says \d+\): modified or truncated", fails[0]), out
+    assert len(fails) == 2 and fails[1].startswith(f"FAIL {rows[0]['task_id']}: gold {{'kind': 'p_value', 'p_value': "
+                                                   "0.999,"), out
+    assert "shards: 2 listed, 1 match manifest.json" in out
+
+
+@pytest.mark.parametrize("edit, named", [
+    (lambda r: r["gold"].update(p_value=float("nan")), "gold {'kind': 'p_value', 'p_value': nan, '... differs"),
+    (lambda r: r.update(split="../evil"), "split '../evil' differs from the re-derived 'train'"),
+    (lambda r: r.update(method="evil"), "cannot be re-derived: its method 'evil' is not in the corpus's grid"),
+], ids=["nan p", "split", "method"])
+def test_a_forged_but_consistent_record_is_named_not_raised(corpus, edit, named):
+    """What the readers refuse (tests/test_corpus_trust.py), verify names as a
+    difference from the re-derived record."""
+    tid = rewrite(corpus, "train-00000-of-00002.parquet", edit)
+    code, out = verify(corpus, "--all")
+    assert code == 1 and "Traceback" not in out
+    assert any(line.startswith(f"FAIL {tid}: {named}") for line in out.splitlines()), out
+
+
 EDITS = [
     ("trap", lambda r: not r["trap"]),
     ("naive_p", lambda r: 0.5),

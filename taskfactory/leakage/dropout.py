@@ -7,8 +7,8 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
-from ..corpus import (DATA, LEAKAGE_REPORT, REJECTED, atomic_write_text, count_shards, file_entry, iter_records,
-                      listed_file, load_manifest, sha256_file, shard_name, write_manifest)
+from ..corpus import (COLUMN_RULES, DATA, LEAKAGE_REPORT, REJECTED, atomic_write_text, count_shards, file_entry,
+                      iter_records, listed_file, load_manifest, sha256_file, shard_name, write_manifest)
 from ..errors import CorpusError, InputError
 from ..folders import check_new_folder
 from ..shards import ShardWriter
@@ -40,7 +40,10 @@ def drop_out(corpus, out, report: LeakageReport) -> dict:
     manifest = load_manifest(corpus)
     check_new_folder(out, "--drop-out", [corpus, *report.benchmarks])
     check_source(corpus, manifest)
-    dropped_data = {rec["data_id"] for rec in iter_records(corpus, columns=KEY_COLUMNS) if _is_flagged(rec, report)}
+    # Read with every column a rule checks, so that a value the shards below would carry stops the drop-out
+    # before anything is written.
+    dropped_data = {rec["data_id"] for rec in iter_records(corpus, columns=[*KEY_COLUMNS, *COLUMN_RULES])
+                    if _is_flagged(rec, report)}
     kept = Counter(rec["split"] for rec in iter_records(corpus, columns=["data_id", "split"])
                    if rec["data_id"] not in dropped_data)
     # As many rows per shard as the corpus's fullest shard of the split holds
