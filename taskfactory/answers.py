@@ -109,10 +109,18 @@ def field_problem(field: str, value) -> str | None:
     if field == "integer":
         ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
         return None if ok else f"is {value!r:.60}, not a whole number"
-    real = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool) and _finite(value)
     if field == "p_value":
         return None if real and 0.0 <= value <= 1.0 else f"is {value!r:.60}, not a p-value in [0, 1]"
     return None if real else f"is {value!r:.60}, not a finite number"
+
+
+def _finite(value: numbers.Real) -> bool:
+    """True for a real number a double holds finitely (a whole number too large for one is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def gold_problem(gold) -> str | None:

@@ -115,9 +115,9 @@ _PLAIN = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u2012": "
                         "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None})
 _PYTHON_POWER = re.compile(r"(?<=[0-9])\s*\*\*\s*(?=[-+({0-9])")
 _LATEX_TIMES = re.compile(r"\\(?:times|cdot)(?![a-z])")
-_LATEX_WRAP = re.compile(r"\\(?:boxed|mathbf|textbf|mathrm|text|bm)\s*\{(?P<inner>[^{}]*)\}")
-#: Markup a value may be wrapped in: markdown emphasis and code, LaTeX dollars.
-_WRAPPING = " \t*_`$"
+_LATEX_WRAP = re.compile(r"\\(?:boxed|mathbf|textbf|mathrm|text|bm)\s*\{")
+#: Markup a value may be wrapped in (besides white space): markdown emphasis and code, LaTeX dollars.
+_WRAPPING = "*_`$"
 _EXP = rf"[+-]?[0-9]{{1,{MAX_EXPONENT_DIGITS}}}"
 
 
@@ -137,19 +137,32 @@ _LONG_EXPONENT = re.compile(rf"(?:e|\^)\s*[{{(]?\s*[+-]?[0-9]{{{MAX_EXPONENT_DIG
 _QUALIFIER = re.compile(r"\b(?:or|at|most|least|less|lower|higher|more|greater|smaller|larger|above|below|under"
                         r"|over|about|around|approx\w*|roughly|nearly|almost|circa|uncertain|unsure|maybe|perhaps"
                         r"|possibly|probably|likely|guess\w*|estimated|percent|zero|one|two|three|four|five|six"
-                        r"|seven|eight|nine|ten|half|quarter|third)\b", re.I)
-_SIDED = re.compile(r"\b(?:one|two)[\s-]*(?:sided|tailed)\b", re.I)
+                        r"|seven|eight|nine|ten|half|quarter|third|wrong|incorrect|not|if|tentative\w*|placeholder"
+                        r"|dummy|unverified|unchecked)\b", re.I)
+_SIDED = re.compile(r"\b(?:one|two|1|2)[\s-]*(?:sided|tailed)\b", re.I)
+
+
+def _trim(value: str) -> str:
+    """``value`` without white space and markdown or LaTeX wrapping characters around it."""
+    while value != (trimmed := value.strip().strip(_WRAPPING)):
+        value = trimmed
+    return value
 
 
 def _unwrap(value: str) -> str:
     """``value`` without the markup around it (markdown emphasis and code,
-    LaTeX dollars and ``\\(...\\)``) and a final ``.``, ``,`` or ``;``."""
-    value = value.strip(_WRAPPING)
+    LaTeX dollars, ``\\(...\\)`` and ``\\boxed{...}``) and a final ``.``, ``,``
+    or ``;``."""
+    value = _trim(value)
     if value.startswith(("\\(", "\\[")):
         value = value[2:]
     if value.endswith(("\\)", "\\]")):
         value = value[:-2]
-    return value.strip(_WRAPPING).rstrip(".,;").strip(_WRAPPING)
+    value = _trim(value)
+    wrap = _LATEX_WRAP.match(value)
+    if wrap and value.endswith("}"):
+        value = _trim(value[wrap.end():-1])
+    return _trim(value.rstrip(".,;"))
 
 
 def _plain_number_text(value: str) -> str:
@@ -157,7 +170,7 @@ def _plain_number_text(value: str) -> str:
     superscript exponents as ``^``, ``**`` between digits as ``^``."""
     value = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT), value.translate(_PLAIN))
     value = _LATEX_TIMES.sub(" x ", _PYTHON_POWER.sub("^", value))
-    return _unwrap(_LATEX_WRAP.sub(lambda m: m.group("inner"), _unwrap(value)))
+    return _unwrap(value)
 
 
 def _drop_remark(value: str) -> str | Invalid:
@@ -170,10 +183,10 @@ def _drop_remark(value: str) -> str | Invalid:
     start = value.rfind("(")
     if start <= 0 or value[:start].rstrip().endswith("^"):
         return value
-    remark = value[start + 1:-1]
+    remark = _SIDED.sub(" ", value[start + 1:-1])
     if any(c.isnumeric() for c in remark):
         return Invalid("gives a second number in parentheses")
-    if _QUALIFIER.search(_SIDED.sub(" ", remark)):
+    if _QUALIFIER.search(remark):
         return Invalid("qualifies the number in parentheses")
     return _unwrap(value[:start])
 
@@ -218,12 +231,23 @@ def _number(value: str, text: str) -> float | Invalid:
     return -x if sign == "-" else x
 
 
+_ASSIGNED = re.compile(r"[a-z]{1,12}\s*(?:=|≈|\\approx)\s*", re.I)
+
+
+def _value_text(text: str) -> str:
+    """A closed-form answer's number written plainly, a variable it is
+    assigned to (``z = -2.45``, ``$n = 1068$``) dropped."""
+    value = _plain_number_text(text)
+    assigned = _ASSIGNED.match(value)
+    return _unwrap(value[assigned.end():]) if assigned else value
+
+
 def parse_number(text: str) -> float | Invalid:
     """One real number written as people write them (``1.2e-05``, ``.03``,
-    ``1.2 x 10^-5``, ``1.2×10⁻⁵``, ``-3.5``); see the module docstring."""
+    ``1.2 x 10^-5``, ``1.2×10⁻⁵``, ``-3.5``, ``z = -3.5``); see the module docstring."""
     if not isinstance(text, str):
         return Invalid(f"{type(text).__name__} is not a number")
-    return _too_long(text, "a number") or _number(_plain_number_text(text), text)
+    return _too_long(text, "a number") or _number(_value_text(text), text)
 
 
 def parse_integer(text: str) -> int | Invalid:
@@ -231,7 +255,7 @@ def parse_integer(text: str) -> int | Invalid:
     is not one, whatever double it rounds to."""
     if not isinstance(text, str):
         return Invalid(f"{type(text).__name__} is not a whole number")
-    read = _too_long(text, "a whole number") or _read_number(_plain_number_text(text), text)
+    read = _too_long(text, "a whole number") or _read_number(_value_text(text), text)
     if isinstance(read, Invalid):
         return read
     sign, mantissa, exponent = read
@@ -280,21 +304,30 @@ def parse_p_value(text: str) -> float | Invalid:
 
 # -- decisions and yes/no ----------------------------------------------------------------
 
-#: Decisions named in a line's words (lower case, letters and digits only),
+#: Decisions named in a clause's words (lower case, letters and digits only),
 #: longest phrase first at each place, so "fail to reject" is not also a "reject".
 _DECISION = re.compile(
     r"\b(?:(?P<fail>(?:fail(?:s|ed|ing|ure)? to|do not|does not|did not|dont|doesnt|didnt|cannot|can not|cant"
     r"|could not|couldnt|unable to|not to|(?:insufficient|not enough|not sufficient|no|little|lack of) evidence to"
     r"|not) reject(?:ed)?|(?:cannot|can not|cant|could not|couldnt|is not|was not|isnt|wasnt|not) be(?:en)? rejected"
     r"|(?:is|was) not rejected|retain(?:s|ed|ing)?|accept(?:s|ed|ing)?(?: the)? (?:null|h0|h 0|ho))"
+    r"|(?P<alternative>reject(?:s|ed|ing)?(?: the)? (?:alternative|h1|h 1|ha|h a))"
     r"|(?P<reject>reject(?:s|ed|ing)?|accept(?:s|ed|ing)?(?: the)? (?:alternative|h1|h 1|ha|h a)))\b")
 _HEDGE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly|probably|likely|unlikely|might|may|unsure|unclear"
                     r"|uncertain|whether|undecided|tentative|tentatively|think|guess|suppose|seems?|if|marginal"
                     r"|marginally|borderline)\b")
-#: Words that negate or withdraw a reject the grammar does not read as "fail to reject".
-_NEGATION = re.compile(r"\b(?:not|no|never|nor|neither|none|nothing|cannot|cant|dont|doesnt|didnt|isnt|arent"
+#: Words that negate a decision when they come before it in its clause.
+_NEGATION = re.compile(r"\b(?:not|no|non|never|nor|neither|none|nothing|cannot|cant|dont|doesnt|didnt|isnt|arent"
                        r"|wasnt|werent|wont|wouldnt|shouldnt|couldnt|hardly|lack|lacking|failure|fail|fails|failed"
-                       r"|impossible|unable|insufficient|refrain|without|wait|instead)\b")
+                       r"|impossible|unable|insufficient|without|instead)\b")
+#: Words that withdraw or refuse a decision wherever they stand in its line.
+_WITHDRAWAL = re.compile(r"\b(?:wait|nope|jk|mistake|mistaken|wrong|incorrect|premature|unwarranted|unjustified"
+                         r"|decline|declines|refuse|refuses|refrain|avoid|avoiding|short of|hold off|too weak"
+                         r"|scratch that|actually)\b")
+#: Where a clause of a decision line ends, for what a negation governs.
+_DECISION_CLAUSE = re.compile(r"[,;:()\[\]\u2013\u2014]|\s-\s|\.(?:\s|$)")
+#: Markup that strikes a decision out.
+_STRUCK = ("~~", "<del>", "<s>", "<strike>")
 _TEMPLATE = ("reject fail to reject", "fail to reject reject")
 
 
@@ -305,6 +338,18 @@ def _words_of(text: str) -> str | None:
     if text is None:
         return None
     return " ".join(re.sub(r"[^a-z0-9]+", " ", text.lower().replace("'", "")).split())
+
+
+def _decisions_named(text: str) -> tuple[set[str], bool]:
+    """(the decisions ``text`` names, clause by clause; whether a negation
+    comes before one in its clause)."""
+    named, negated = set(), False
+    for clause in _DECISION_CLAUSE.split(text):
+        words = _words_of(clause) or ""
+        for m in _DECISION.finditer(words):
+            named.add(m.lastgroup)
+            negated = negated or _NEGATION.search(words, 0, m.start()) is not None
+    return named, negated
 
 
 def parse_decision(text: str) -> str | Invalid:
@@ -322,15 +367,17 @@ def parse_decision(text: str) -> str | Invalid:
         return Invalid(f"decision '{shown}' holds letters this grader does not read")
     if phrase in _TEMPLATE:
         return Invalid(f"decision '{shown}' is the template's choice, not a decision")
-    named = {m.lastgroup for m in _DECISION.finditer(phrase)}
+    named, negated = _decisions_named(text)
     if not named:
         return Invalid(f"decision '{shown}' is neither reject nor fail to reject")
     if _HEDGE.search(phrase) or "?" in text:
         return Invalid(f"decision '{shown}' is hedged")
+    if "alternative" in named:
+        return Invalid(f"decision '{shown}' rejects the alternative, not the null hypothesis")
     if len(named) > 1:
         return Invalid(f"decision '{shown}' names both reject and fail to reject")
-    if named == {"reject"} and _NEGATION.search(phrase):
-        return Invalid(f"decision '{shown}' negates reject in words this grader does not read")
+    if negated or _WITHDRAWAL.search(phrase) or any(mark in text.lower() for mark in _STRUCK):
+        return Invalid(f"decision '{shown}' negates or withdraws it in words this grader does not read")
     return FAIL if "fail" in named else REJECT
 
 
@@ -341,7 +388,7 @@ def parse_yes_no(text: str) -> bool | Invalid:
     """``yes`` or ``no`` on its own (markdown and a final ``.`` or ``!`` aside)."""
     if not isinstance(text, str):
         return Invalid(f"{type(text).__name__} is not yes or no")
-    value = _unwrap(text).rstrip(".!").strip(_WRAPPING).lower()
+    value = _trim(_unwrap(text).rstrip(".!")).lower()
     if value in ("yes", "no"):
         return value == "yes"
     return Invalid(f"'{_shown(text)}' is not a plain yes or no")
@@ -352,7 +399,7 @@ def parse_yes_no(text: str) -> bool | Invalid:
 #: The labels a line of an answer block may carry (lower case; spaces,
 #: underscores and hyphens equivalent), by what the line holds.
 _LABELS = {
-    "method": ("method", "test", "test used"),
+    "method": ("method", "method used", "test", "test used"),
     "p_value": ("p_value", "p value", "pvalue", "p"),
     "decision": ("decision",),
     "estimate": ("estimate",),
@@ -380,10 +427,13 @@ def _label(text: str) -> str:
 #: Per answer kind: {label as :func:`_label` writes it: the answer field (or ``method``) it gives}.
 _FIELD_OF = {kind: {_label(lbl): dict(block).get(key, key) for key in ("method", *dict(block))
                     for lbl in _LABELS[key]} for kind, block in _BLOCK.items()}
-#: A labelled line: ``LABEL: value`` with markdown or a list number before it
-#: (labels are short, so matching stays linear in the line's length).
-_LINE = re.compile(r"^[\s>*#_`-]{0,8}(?:[0-9]{1,2}[.)]\s{1,3})?[\s*_`]{0,4}(?P<label>[a-z][a-z _-]{0,24}?)"
-                   r"[\s*_`]{0,4}[:=\uff1a](?P<value>.*)$", re.I)
+#: A labelled line: ``LABEL: value`` with markdown, a bullet or a list number
+#: or letter before it (labels are short, so matching stays linear in the
+#: line's length).
+_LINE = re.compile(r"^[\s>*#_`\u2022\u00b7\u25aa\u2023\u25e6-]{0,8}(?:(?:[0-9]{1,2}|[a-z])[.)]\s{1,3})?[\s*_`]{0,4}"
+                   r"(?P<label>[a-z][a-z _-]{0,40}?)[\s*_`]{0,4}[:=\uff1a\u2248](?P<value>.*)$", re.I)
+#: Words a label may carry before it and still be the label (``Final ANSWER:``, ``Corrected P_VALUE:``).
+_QUALIFIED = re.compile(r"^(?:(?:final|corrected|revised|updated|actual|new|my|correct|real|true) ){1,2}")
 #: A line that neither answers nor ends a block: blank, or markup only (a code fence, a rule).
 _SPACER = re.compile(r"^[\s`*_~=#>|-]*$")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -407,14 +457,23 @@ class _Run:
         return list(self.fields) == ["method"] and len(self.fields["method"]) == 1
 
 
+def _field_named(label: str, kind: str) -> str | None:
+    """The answer field (or ``method``) a line's ``label`` gives for ``kind``, or None."""
+    label, field_of = _label(label), _FIELD_OF[kind]
+    qualified = _QUALIFIED.match(label)
+    return field_of.get(label) or (field_of.get(label[qualified.end():]) if qualified else None)
+
+
 def _runs(lines: list[str], kind: str) -> list[_Run]:
     """The runs of answer lines of ``kind`` (see the module docstring)."""
-    field_of = _FIELD_OF[kind]
     runs: list[_Run] = []
     current, gap = None, False
     for i, line in enumerate(lines):
+        if not line or line.isspace():
+            gap = True
+            continue
         m = _LINE.match(line)
-        name = field_of.get(_label(m.group("label"))) if m else None
+        name = _field_named(m.group("label"), kind) if m else None
         if name is None:
             if _SPACER.match(line):
                 gap = True
@@ -429,9 +488,10 @@ def _runs(lines: list[str], kind: str) -> list[_Run]:
     return runs
 
 
-def _block_answer(runs: list[_Run], fields: tuple[str, ...]) -> tuple[int, dict | Invalid] | None:
-    """(the last line, {field: text} or Invalid) of the last complete run, a
-    lone METHOD line just before or after it joining it; None without one."""
+def _block_answer(lines: list[str], runs: list[_Run], fields: tuple[str, ...]) -> tuple[int, dict | Invalid] | None:
+    """(the last line, {field: text} or Invalid) of the last complete run; a
+    lone METHOD line after it, only blank lines between, joins a run without
+    one. None without a complete run."""
     complete = [i for i, run in enumerate(runs) if all(f in run.fields for f in fields)]
     if not complete:
         return None
@@ -441,9 +501,11 @@ def _block_answer(runs: list[_Run], fields: tuple[str, ...]) -> tuple[int, dict 
     if twice:
         return run.last, Invalid(f"the answer block gives {twice.upper()} twice")
     found = {name: values[0] for name, values in run.fields.items()}
-    beside = [j for j in (i - 1, i + 1) if 0 <= j < len(runs) and runs[j].method_only()]
-    if "method" not in found and beside:
-        found["method"] = runs[beside[-1]].fields["method"][0]
+    after = runs[i + 1] if i + 1 < len(runs) else None
+    if "method" not in found and after is not None and after.method_only() and \
+            all(_SPACER.match(line) for line in lines[run.last + 1:after.first]):
+        found["method"] = after.fields["method"][0]
+        return after.last, found
     return run.last, found
 
 
@@ -516,6 +578,13 @@ def answer_from_fields(raw: Mapping, kind: str = "p_value") -> Answer | Invalid:
     return named if isinstance(named, Invalid) else _fields_answer(named, gold_fields(kind))
 
 
+def gives_fields(raw: Mapping, kind: str) -> bool:
+    """Whether ``raw`` (a predictions row) has a key that names a field of ``kind``'s answer."""
+    answer_fields = gold_fields(kind)
+    return any(_FIELD_OF[kind].get(_label(str(key)), _label(str(key)).replace(" ", "_")) in answer_fields
+               for key in raw)
+
+
 _FLAT_OBJECT = re.compile(r"\{[^{}]*\}")
 
 
@@ -547,20 +616,34 @@ def _without_comments(text: str) -> str:
     return "".join(out)
 
 
+#: The end of a completion the answer region is cut from, before trailing blanks are dropped.
+_TAIL = 4 * ANSWER_REGION
+_THINK_END = re.compile(r"</think(?:ing)?>", re.I)
+_ANSWER_TAG = re.compile(r"</?(?:answer|final_answer|final|response|output|solution)>", re.I)
+#: Hyphens read as ``-`` (models write "p‑value" with U+2011).
+_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-"})
+#: What a line after a p-value answer may not hold: a number or a decision.
+_P_ANSWER_WORDS = re.compile(r"[0-9]|\b(?:reject|retain|accept)", re.I)
+
+
 def answer_region(text: str) -> list[str]:
     """The lines an answer is read from: of the last :data:`ANSWER_REGION`
-    characters of ``text`` (trailing blanks aside, the first, cut, line
-    dropped), what follows the last ``</think>``, without HTML comments,
-    split on ``\\n``, ``\\r\\n`` and ``\\r``."""
-    text = text.rstrip()
-    region = text[-ANSWER_REGION:]
-    if len(text) > ANSWER_REGION:
+    characters of ``text`` (trailing blanks within its last
+    4 x :data:`ANSWER_REGION` aside, the first, cut, line dropped), what
+    follows the last ``</think>`` or ``</thinking>``, without HTML comments
+    and ``<answer>`` tags, split on ``\\n``, ``\\r\\n`` and ``\\r``."""
+    tail = text[-_TAIL:].rstrip()
+    region = tail[-ANSWER_REGION:]
+    if len(tail) > ANSWER_REGION or len(text) > _TAIL:
         cut = _LINE_BREAK.search(region)
         region = region[cut.end():] if cut else ""
-    think = region.rfind("</think>")
-    if think >= 0:
-        region = region[think + len("</think>"):]
-    return _LINE_BREAK.split(_without_comments(region).replace("\\_", "_"))
+    think = None
+    for think in _THINK_END.finditer(region):
+        pass
+    if think is not None:
+        region = region[think.end():]
+    region = _ANSWER_TAG.sub("", _without_comments(region)).replace("\\_", "_").translate(_HYPHENS)
+    return _LINE_BREAK.split(region)
 
 
 def parse_answer(text, kind: str = "p_value") -> Answer | Invalid:
@@ -570,60 +653,70 @@ def parse_answer(text, kind: str = "p_value") -> Answer | Invalid:
     optional), or the last JSON object with ``p_value`` and ``decision``,
     whichever ends later. Closed-form kinds: the last non-empty line first
     (bare), then the last labelled block or JSON object. Only the answer
-    region is read (:func:`answer_region`). Returns :class:`Answer` or
-    :class:`Invalid`; never raises for a known ``kind``.
+    region is read (:func:`answer_region`), and nothing after the answer may
+    give another. Returns :class:`Answer` or :class:`Invalid`; never raises
+    for a known ``kind``.
     """
     fields = gold_fields(kind)
     if not isinstance(text, str):
         return Invalid(f"the completion is not text (got {type(text).__name__})")
-    if not text.strip():
+    if len(text) <= _TAIL and not text.strip():
         return Invalid("the completion is empty")
     lines = answer_region(text)
-    if kind != "p_value":
-        last = next((ln for ln in reversed(lines) if not _SPACER.match(ln)), "")
-        if not _LINE.match(last):
-            answer = _bare_answer(last, kind, fields)
-            if isinstance(answer, Answer):
-                return answer
     runs = _runs(lines, kind)
     ends = [0]
     for line in lines:
         ends.append(ends[-1] + len(line) + 1)
+    region_text = "\n".join(lines)
     candidates = []
-    block = _block_answer(runs, fields)
+    block = _block_answer(lines, runs, fields)
     if block is not None:
-        candidates.append((ends[block[0] + 1], block[1]))
-    json_found = _json_answer("\n".join(lines), kind, fields)
+        candidates.append((ends[block[0] + 1] - 1, block[1]))
+    json_found = _json_answer(region_text, kind, fields)
     if json_found is not None:
         candidates.append(json_found)
-    if not candidates:
+    latest = max(candidates, key=lambda item: item[0]) if candidates else None
+    if kind != "p_value":
+        last = next((ln for ln in reversed(lines) if not _SPACER.match(ln)), "")
+        bare = None if _LINE.match(last) else _bare_answer(last, kind, fields)
+        if isinstance(bare, Answer):
+            return _agreeing(bare, latest, fields)
+    if latest is None:
         want = " / ".join(_LABELS[label][0].upper() for label, _ in _BLOCK[kind])
-        region = f" in the last {ANSWER_REGION} characters" if len(text.rstrip()) > ANSWER_REGION else ""
-        return Invalid(f"no complete {want} answer block{region}")
-    end, latest = max(candidates, key=lambda item: item[0])
-    if isinstance(latest, Invalid):
-        return latest
-    after = _after_the_answer(lines, ends, end, runs, kind)
-    return after or _fields_answer(latest, fields)
+        cut = len(text) > ANSWER_REGION
+        return Invalid(f"no complete {want} answer block{f' in the last {ANSWER_REGION} characters' if cut else ''}")
+    end, found = latest
+    if isinstance(found, Invalid):
+        return found
+    return _after_the_answer(region_text, ends, end, runs, kind) or _fields_answer(found, fields)
 
 
-def _after_the_answer(lines: list[str], ends: list[int], end: int, runs: list[_Run], kind: str) -> Invalid | None:
-    """Invalid when what follows the answer, ending at offset ``end``, gives
-    part of another answer: a run of answer lines holding a field of the kind
-    or, for a closed-form kind, a line with a number (a yes or no, for yes/no)."""
-    fields = gold_fields(kind)
-    if any(ends[run.first] >= end and any(f in run.fields for f in fields) for run in runs):
+def _agreeing(bare: Answer, labelled, fields: tuple[str, ...]) -> Answer | Invalid:
+    """``bare`` (the last line's answer), unless a labelled answer or a JSON
+    one before it gives another."""
+    if labelled is not None and not isinstance(labelled[1], Invalid):
+        earlier = _fields_answer(labelled[1], fields)
+        if isinstance(earlier, Answer) and earlier.values != bare.values:
+            return Invalid("the last line and the labelled answer before it give different answers")
+    return bare
+
+
+def _after_the_answer(region_text: str, ends: list[int], end: int, runs: list[_Run], kind: str) -> Invalid | None:
+    """Invalid when what follows the answer, which ends at offset ``end``,
+    gives part of another: a run of answer lines, or text holding a number or
+    a decision (a yes or no, for yes/no)."""
+    if any(ends[run.first] >= end for run in runs):
         return Invalid("part of another answer follows the last complete one")
-    if kind == "p_value":
-        return None
-    gives = _YES_NO if kind == "yes_no" else _DIGITS
-    for i, line in enumerate(lines):
-        if ends[i] >= end and gives.search(line.lower()):
-            return Invalid(f"a line after the answer gives another ('{_shown(line)}')")
+    rest = region_text[end:]
+    gives = {"p_value": _P_ANSWER_WORDS, "yes_no": _YES_NO}.get(kind, _DIGITS)
+    found = gives.search(rest.lower())
+    if found:
+        line = rest[rest.rfind("\n", 0, found.start()) + 1:].split("\n", 1)[0]
+        return Invalid(f"what follows the answer gives another ('{_shown(line)}')")
     return None
 
 
-_INTERVAL_SEPARATOR = re.compile(r"\s*(?:,|;|\bto\b|\u2013)\s*")
+_INTERVAL_SEPARATOR = re.compile(r"\s*(?:,|;|\bto\b|\u2013)\s*|\s+-\s+")
 
 
 def _bare_answer(line: str, kind: str, fields: tuple[str, ...]) -> Answer | Invalid:

@@ -96,7 +96,8 @@ def _task_fields(task) -> tuple[str, dict, list]:
     problem = gold_problem(gold)
     if problem:
         raise InputError(f"the task's {problem}")
-    accepted = task.get("accepted") or []
+    accepted = task.get("accepted")
+    accepted = [] if accepted is None else accepted
     if not isinstance(accepted, (list, tuple)):
         raise InputError(f"the task's accepted is {type(accepted).__name__}, not a list")
     for i, alt in enumerate(accepted):
@@ -176,6 +177,10 @@ def _answer(completion, kind: str) -> Answer | Invalid:
         return completion
     if not isinstance(completion, Answer):
         return parse_answer(completion, kind)
+    if not isinstance(completion.values, Mapping):
+        return Invalid(f"the answer's values are {type(completion.values).__name__}, not a mapping")
+    if completion.method is not None and not isinstance(completion.method, str):
+        return Invalid(f"the answer's method is {type(completion.method).__name__}, not text")
     for name in gold_fields(kind):
         problem = field_problem(name, completion.values.get(name))
         if problem:

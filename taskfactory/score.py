@@ -28,10 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
+from .completions import Answer, answer_from_fields, gives_fields, parse_answer
 from .corpus import is_task_id, iter_records
 from .errors import InputError
 from .readers import MAX_DEPTH, nested_within
-from .reward import Answer, Invalid, RewardResult, answer_from_fields, parse_answer, reward
+from .reward import RewardResult, reward
 
 #: Record columns a breakdown may group by.
 BREAKDOWNS = ("method", "effect", "prompt_style", "perturbation", "trap", "n", "split", "scenario", "answer_kind")
@@ -120,12 +121,26 @@ def _run(row: dict, default: int) -> int | None:
     return run
 
 
+class _KeyTwice(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object's pairs as a dict, refusing a key given twice (which value is meant is ambiguous)."""
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        raise _KeyTwice
+    return out
+
+
 def _json_row(text: str) -> dict | str:
     """The JSON object of a line, or the kind of problem it is."""
     try:
-        row = json.loads(text)
+        row = json.loads(text, object_pairs_hook=_unique_keys)
     except RecursionError:
         return f"nested more than {MAX_DEPTH} levels deep"
+    except _KeyTwice:
+        return "a key given twice"
     except ValueError:
         return NOT_AN_OBJECT
     if not isinstance(row, dict):
@@ -176,7 +191,7 @@ def _add_answer(row: dict, kinds: dict[str, str], answers: dict) -> str | None:
         if not isinstance(row["completion"], str):
             return "completion is not text"
         answers[task_id][run] = parse_answer(row["completion"], kinds[task_id])
-    elif any(k in row for k in ("p_value", "estimate", "low", "integer", "yes_no", "answer")):
+    elif gives_fields(row, kinds[task_id]):
         answers[task_id][run] = answer_from_fields(row, kinds[task_id])
     else:
         return "neither a completion nor answer fields"

@@ -9,10 +9,14 @@ families know and returns the one it names.
 
 Matching is on words: the text and the phrases are lower-cased, accents,
 possessives and punctuation dropped (``t.test`` reads as "t test", ``one-way``
-and ``oneway`` as "one way"); a phrase matches when all its words occur in the
-text, and the match with the most words (then the most letters) wins, so
-"Welch one-way ANOVA" names Welch's F rather than the classical F, and
-``t.test(y ~ g, var.equal = TRUE)`` names Student's test rather than Welch's.
+and ``oneway`` as "one way"; R's ``T``, ``F``, ``1`` and ``0`` after ``=`` as
+"true" and "false"); a phrase matches when its words occur in the text in
+its order (an argument's value right after its name), and the match with
+the most words (then the most letters) wins, so "Welch one-way ANOVA" names
+Welch's F rather than the classical F (and "one-way ANOVA (Welch also
+reported)" does not), ``t.test(y ~ g, var.equal = TRUE)`` names Student's
+test rather than Welch's, and ``wilcox.test(exact = TRUE, correct = FALSE)``
+is not ``exact = FALSE``.
 
 A line names no test when it is ambiguous or unreadable:
 
@@ -66,11 +70,16 @@ _SAME_WORD = {"oneway": "one way", "2": "two", "chisq": "chi square", "squared":
               "ranks": "rank", "means": "mean", "ttest": "t test", "utest": "u test", "errors": "error"}
 
 
+_TRUE = re.compile(r"=\s*(?:T|1)\b")
+_FALSE = re.compile(r"=\s*(?:F|0)\b")
+
+
 def plain(text: str) -> str | None:
     """``text`` in ASCII as names are read (accents, combining marks and
     invisible characters dropped, Greek letters by name, ``χ²`` as "chisq"),
     or None when it holds letters this reading does not know."""
     text = text.replace("χ²", " chisq ").replace("χ2", " chisq ").translate(_READ)
+    text = _FALSE.sub("= false", _TRUE.sub("= true", text))   # R's T and F, and 1 and 0, as argument values
     text = "".join(c for c in unicodedata.normalize("NFKD", text) if unicodedata.category(c) not in ("Mn", "Cf"))
     if not text.isascii():
         if any(not c.isascii() and c.isalpha() for c in text):
@@ -107,23 +116,49 @@ class TestName:
 
     def matches(self, line: "Line") -> list[tuple[tuple[int, int], frozenset[str]]]:
         """((words, letters), words) of each phrase of this name that ``line``
-        holds: its free words, or for a phrase holding a negation, a run of
-        its words."""
+        holds: its words in order among the line's free words (an argument's
+        ``true`` or ``false`` right after its name), or for a phrase holding a
+        negation, as a run of the line's words."""
         found = []
         for phrase in (self.label, *self.phrases):
             ws = _phrase_words(phrase)
-            held = line.has_run(_phrase_run(phrase)) if ws & _NEGATING else ws <= line.free
+            if ws & _NEGATING:
+                held = line.has_run(_phrase_run(phrase))
+            else:
+                held = ws <= line.free and _in_order(line.free_sequence, _phrase_run(phrase))
             if ws and held:
                 found.append(((len(ws), sum(map(len, ws))), ws))
         return found
 
 
+#: Words that give an argument's value: in a phrase, they must follow its name at once.
+_ARGUMENT_VALUES = frozenset({"true", "false"})
+
+
+def _in_order(sequence: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+    """True when ``phrase``'s words occur in ``sequence`` in order, each
+    ``true`` or ``false`` right after the word before it (the earliest place
+    of each word, or word and value, is the one to take)."""
+    pos, k = 0, 0
+    while k < len(phrase):
+        pair = k + 1 < len(phrase) and phrase[k + 1] in _ARGUMENT_VALUES
+        unit = phrase[k:k + 2] if pair else phrase[k:k + 1]
+        while pos < len(sequence) and sequence[pos:pos + len(unit)] != unit:
+            pos += 1
+        if pos >= len(sequence):
+            return False
+        pos, k = pos + len(unit), k + len(unit)
+    return True
+
+
 @dataclass(frozen=True)
 class Line:
-    """A METHOD line's words: all of them in order, and those no negation governs."""
+    """A METHOD line's words: all of them in order, and those no negation
+    governs, as a set and in order."""
 
     sequence: tuple[str, ...]
     free: frozenset[str]
+    free_sequence: tuple[str, ...]
 
     def has_run(self, run: tuple[str, ...]) -> bool:
         """True when ``run`` occurs as consecutive words of the line."""
@@ -184,7 +219,8 @@ def _named(sequence: tuple[str, ...], free: str, order: list[TestName]) -> TestN
     beside it."""
     if not sequence:
         return None
-    line = Line(sequence, frozenset(words(free)))
+    free_sequence = words(free)
+    line = Line(sequence, frozenset(free_sequence), free_sequence)
     found = [(name, phrases) for name in order if (phrases := name.matches(line))]
     if not found:
         return None

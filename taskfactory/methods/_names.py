@@ -45,8 +45,7 @@ PEARSON = TestName("Pearson correlation test", (
     "pearson", "pearson correlation", "pearson product moment correlation", "pearson r", "cor test",
     "correlation test", "cor test method pearson"))
 SPEARMAN = TestName("Spearman rank correlation test", (
-    "spearman", "spearman rho", "spearman rank correlation", "spearman correlation", "cor test method spearman",
-    "rank correlation"))
+    "spearman", "spearman rho", "spearman rank correlation", "spearman correlation", "cor test method spearman"))
 KENDALL = TestName("Kendall rank correlation test", (
     "kendall", "kendall tau", "kendall rank correlation", "cor test method kendall", "kendall tau b"))
 
