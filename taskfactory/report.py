@@ -264,16 +264,15 @@ def _reliability(answers: dict, gold_z: dict) -> dict:
     import numpy as np
 
     from .answers import SCORE_Z_CAP, capped_z
-    from .reward import Answer, parse_answer
+    from .completions import Answer
 
     pairs = []
     for task_id, runs in answers.items():
         if task_id not in gold_z:
             continue
         for given in runs.values():
-            answer = given if not isinstance(given, str) else parse_answer(given, "p_value")
-            if isinstance(answer, Answer):
-                pairs.append((gold_z[task_id], capped_z(answer.values["p_value"])))
+            if isinstance(given, Answer):   # read_predictions and the baselines give answers, parsed
+                pairs.append((gold_z[task_id], capped_z(given.values["p_value"])))
     edges = np.linspace(0.0, SCORE_Z_CAP, RELIABILITY_BINS + 1)
     out = {"unit": "answers with a p-value; z two-sided, capped at the reward's cap", "z_cap": SCORE_Z_CAP,
            "answers": len(pairs), "bin_edges": [_r(e) for e in edges], "bins": []}

@@ -302,3 +302,14 @@ def test_a_predictions_file_of_unusable_lines_says_why(corpus, tmp_path):
     with pytest.raises(InputError) as err:
         score(corpus, path)
     assert str(err.value) == f"{path}: not JSONL: no line is a JSON object (line 2 is nested more than 32 levels deep)"
+
+
+def test_a_hand_built_answer_of_the_wrong_shape_is_invalid_not_raised():
+    welch = task(0.0132, "reject")
+    for given, reason in [(Answer({"p_value": 0.03, "decision": "reject"}, method=123),
+                           "the answer's method is int, not text"),
+                          (Answer(None), "the answer's values are NoneType, not a mapping"),
+                          (Answer({"p_value": 10**400, "decision": "reject"}),
+                           "the answer's p_value is " + repr(10**400)[:60] + ", not a p-value in [0, 1]")]:
+        r = reward(welch, given)
+        assert (r.valid, r.reason) == (False, reason)
