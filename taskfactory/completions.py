@@ -100,7 +100,10 @@ def _shown(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _too_long(text: str, what: str) -> Invalid | None:
+def _unread(text, what: str) -> Invalid | None:
+    """Invalid when ``text`` is not text, or longer than :data:`MAX_VALUE_CHARS`, to be read as ``what``."""
+    if not isinstance(text, str):
+        return Invalid(f"{type(text).__name__} is not {what}")
     size = len(text.strip())
     return Invalid(f"a value of {size} characters is not {what}") if size > MAX_VALUE_CHARS else None
 
@@ -245,17 +248,13 @@ def _value_text(text: str) -> str:
 def parse_number(text: str) -> float | Invalid:
     """One real number written as people write them (``1.2e-05``, ``.03``,
     ``1.2 x 10^-5``, ``1.2×10⁻⁵``, ``-3.5``, ``z = -3.5``); see the module docstring."""
-    if not isinstance(text, str):
-        return Invalid(f"{type(text).__name__} is not a number")
-    return _too_long(text, "a number") or _number(_value_text(text), text)
+    return _unread(text, "a number") or _number(_value_text(text), text)
 
 
 def parse_integer(text: str) -> int | Invalid:
     """A whole number, read exactly (``1068``, ``1.068e3``); ``1067.9999999999999999``
     is not one, whatever double it rounds to."""
-    if not isinstance(text, str):
-        return Invalid(f"{type(text).__name__} is not a whole number")
-    read = _too_long(text, "a whole number") or _read_number(_value_text(text), text)
+    read = _unread(text, "a whole number") or _read_number(_value_text(text), text)
     if isinstance(read, Invalid):
         return read
     sign, mantissa, exponent = read
@@ -279,11 +278,9 @@ def parse_p_value(text: str) -> float | Invalid:
     R's printout, read as the bound). A lower bound (``p > 0.05``), a larger
     upper bound (``p < 0.05``), a percentage, a range or a number above 1 is
     not a p-value."""
-    if not isinstance(text, str):
-        return Invalid(f"{type(text).__name__} is not a p-value")
-    too_long = _too_long(text, "a p-value")
-    if too_long:
-        return too_long
+    unread = _unread(text, "a p-value")
+    if unread:
+        return unread
     value = _plain_number_text(text)
     label = _P_LABEL.match(value)
     value = _unwrap(value[label.end():]) if label else value
@@ -356,11 +353,9 @@ def parse_decision(text: str) -> str | Invalid:
     """``reject`` or ``fail to reject`` (also "do not reject", "retain H0",
     "reject the null hypothesis"); see the module docstring for what is
     invalid."""
-    if not isinstance(text, str):
-        return Invalid(f"decision of type {type(text).__name__} is not text")
-    too_long = _too_long(text, "a decision")
-    if too_long:
-        return too_long
+    unread = _unread(text, "a decision")
+    if unread:
+        return unread
     shown = _shown(text)
     phrase = _words_of(text)
     if phrase is None:
@@ -386,8 +381,9 @@ _YES_NO = re.compile(r"\b(?:yes|no)\b")
 
 def parse_yes_no(text: str) -> bool | Invalid:
     """``yes`` or ``no`` on its own (markdown and a final ``.`` or ``!`` aside)."""
-    if not isinstance(text, str):
-        return Invalid(f"{type(text).__name__} is not yes or no")
+    unread = _unread(text, "yes or no")
+    if unread:
+        return unread
     value = _trim(_unwrap(text).rstrip(".!")).lower()
     if value in ("yes", "no"):
         return value == "yes"

@@ -3,6 +3,7 @@ import io
 import os
 import subprocess
 import sys
+import shutil
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,9 @@ def folder_violations(tmp_path: Path, leaf: str, inputs: dict) -> dict:
         out[kind] = (target, f"it would go inside {given}, which the command reads; give a folder outside it")
     return out
 
+
+def fresh_copy(pristine: Path, tmp_path: Path) -> Path:
+    """A copy of the built corpus ``pristine`` that a test may change."""
+    copy = tmp_path / "corpus"
+    shutil.copytree(pristine, copy)
+    return copy

@@ -24,7 +24,7 @@ from taskfactory.corpus import (COLUMN_RULES, P_DECISIONS, VALUE_RULES, check_sh
 from taskfactory.errors import CorpusError
 from taskfactory.shards import FIELDS, write_shard
 
-from conftest import PINNED
+from conftest import PINNED, fresh_copy
 
 #: Three shards: welch_t tasks in train and test, wilson_ci (closed form, an interval) in train.
 GRID = {"name": "trust", "seed": 3, "methods": ["welch_t", "wilson_ci"], "scenarios": {"welch_t": PINNED["welch_t"]},
@@ -43,9 +43,7 @@ def pristine(tmp_path_factory):
 
 @pytest.fixture
 def corpus(pristine, tmp_path):
-    copy = tmp_path / "corpus"
-    shutil.copytree(pristine, copy)
-    return copy
+    return fresh_copy(pristine, tmp_path)
 
 
 def run(*args):

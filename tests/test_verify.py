@@ -4,7 +4,6 @@ import importlib
 import json
 import math
 import re
-import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -16,7 +15,7 @@ from taskfactory.cli import main
 from taskfactory.corpus import sha256_file
 from taskfactory.shards import write_shard
 
-from conftest import PINNED
+from conftest import PINNED, fresh_copy
 
 #: The module (``taskfactory.verify`` is also the name of the function the package exports).
 VERIFY = importlib.import_module("taskfactory.verify")
@@ -34,9 +33,7 @@ def pristine(tmp_path_factory):
 
 @pytest.fixture
 def corpus(pristine, tmp_path):
-    copy = tmp_path / "corpus"
-    shutil.copytree(pristine, copy)
-    return copy
+    return fresh_copy(pristine, tmp_path)
 
 
 def verify(corpus, *args):
