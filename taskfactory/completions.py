@@ -5,29 +5,31 @@ total, bounded and strict:
 
 - :func:`parse_answer` takes any value and returns an :class:`Answer` or an
   :class:`Invalid` with its reason; it never raises for a known answer kind.
-- Only the last :data:`ANSWER_REGION` characters are read (trailing blanks
-  aside; the prompt asks for the answer at the end), and of those only what
-  follows the last ``</think>``, HTML comments dropped. Every pattern is
-  linear in what it reads, a field's value longer than
-  :data:`MAX_VALUE_CHARS` is not read, and at most :data:`MAX_JSON_OBJECTS`
-  JSON objects are, from the end.
-- Ambiguity is invalid, never credit: an answer block giving a field twice,
-  or followed by part of another; a decision line naming both decisions,
-  hedged, negated in a way this grammar does not read, or copying the
-  template; a number qualified in parentheses (``0.03 (or 0.3)``); an
-  arithmetic expression; a JSON answer giving a field twice; a yes/no answer
-  that is not a plain yes or no; a closed-form answer followed by a line
-  giving another.
+- Only the answer region is read (:func:`answer_region`): the last
+  :data:`ANSWER_REGION` characters (trailing blanks aside; the prompt asks
+  for the answer at the end), after the last ``</think>``, HTML comments
+  dropped. Every pattern is linear in what it reads, a field's value longer
+  than :data:`MAX_VALUE_CHARS` is not read, and at most
+  :data:`MAX_JSON_OBJECTS` JSON objects are, from the end.
+- Ambiguity is invalid, never credit: an answer block giving a field twice;
+  anything after the answer that gives another (an answer line, a number or
+  a decision; a yes or no after a yes/no answer); a closed-form last line
+  against a labelled answer before it; a decision line naming both
+  decisions, hedged, negated or withdrawn in a way this grammar does not
+  read, or copying the template; a number qualified in parentheses
+  (``0.03 (or 0.3)``); an arithmetic expression; a JSON answer giving a field
+  twice; a yes/no answer that is not a plain yes or no.
 
-The grammar, field by field (labels are case-blind; markdown around a label
-or a value is ignored):
+The grammar, field by field (labels are case-blind and may carry ``Final``,
+``Corrected`` and the like before them; markdown, bullets and list numbers
+around a label or a value are ignored):
 
 - An answer block: the labelled lines of the kind (``P_VALUE:`` and
   ``DECISION:``, with an optional ``METHOD:``) as one run of lines, blank
   lines allowed between them; after a blank line, a METHOD line or a label
   the block already has starts a new block, and a label repeated without one
-  makes the block ambiguous. A METHOD line alone just before or after the
-  block, with other text or a blank line between, joins it.
+  makes the block ambiguous. A METHOD line alone after the block, only blank
+  lines between, joins it.
 - p-value: a number in [0, 1] (``0.0132``, ``.03``, ``3.1e-07``, ``1.2 x
   10^-5``, ``1.2×10⁻⁵``, ``1.2*10**-5``, ``$1.2 \\times 10^{-5}$``),
   optionally after ``p``, ``p-value`` or ``Pr(>|t|)`` and ``=``, ``:`` or
@@ -36,14 +38,16 @@ or a value is ignored):
   number or a qualifier (``(two-sided)``) is dropped.
 - decision: ``reject`` (also "rejected", "accept the alternative") or ``fail
   to reject`` ("do not reject", "cannot be rejected", "not rejected",
-  "retain H0", "accept the null"), with other words around it; a reject
-  beside any negation ("not enough evidence to reject") is invalid.
+  "retain H0", "accept the null"), with other words around it; a negation
+  before it in its clause ("not enough evidence to reject", "do not retain
+  H0") or a withdrawal anywhere ("wait", "nope", struck out) makes it
+  invalid, as does rejecting the alternative.
 - yes/no: ``yes`` or ``no`` and nothing else but a final ``.`` or ``!``; a
   JSON ``true`` or ``false``.
-- numbers of the closed-form kinds: one number as above; an interval as two
-  numbers separated by ``,``, ``;``, ``to`` or an en dash, optionally in
-  brackets; a whole number as an integer (``1068``, ``1.068e3``; not
-  ``1,068``).
+- numbers of the closed-form kinds: one number as above, optionally assigned
+  (``z = -2.45``); an interval as two numbers separated by ``,``, ``;``,
+  ``to``, `` - `` or an en dash, optionally in brackets; a whole number as an
+  integer, read exactly (``1068``, ``1.068e3``; not ``1,068``).
 """
 
 from __future__ import annotations
