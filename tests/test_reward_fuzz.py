@@ -1,11 +1,11 @@
 """Hostile completions against the grader (scripts/fuzz_reward.py makes them):
-every call returns a well-formed result with a reason, and memory stays
-bounded. The slowest call is measured by the script, not here."""
+every call returns a well-formed result with a reason, and the grader's
+cache stays bounded. The slowest call and the memory are measured by the
+script, not here."""
 
 from __future__ import annotations
 
 import importlib.util
-import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -40,21 +40,20 @@ def test_ten_thousand_hostile_completions_of_every_kind_return_a_result():
     assert 0 < out["valid"] < 10_000
 
 
-def test_the_method_cache_holds_short_lines_only_and_memory_stays_flat():
-    module = fuzz()
-    tasks = module.golden()[0]
-    long_line = "METHOD: " + "Welch " * 200_000 + "\nP_VALUE: 0.0132\nDECISION: reject"
-    assert grader.reward(tasks["welch"], long_line).method is None   # longer than MAX_METHOD_CHARS: named none
-    feed(500, seed=2)
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    for i in range(3 * grader.METHOD_CACHE_LINES):
-        grader.reward(tasks["welch"], f"METHOD: test number {i} {'x' * 250}\nP_VALUE: 0.0132\nDECISION: reject")
-    grown = tracemalloc.get_traced_memory()[0] - before
-    tracemalloc.stop()
+def test_the_method_cache_is_bounded_and_holds_short_lines_only():
+    welch = fuzz().golden()[0]["welch"]
+
+    def answer(line: str):
+        return grader.reward(welch, f"METHOD: {line}\nP_VALUE: 0.0132\nDECISION: reject")
+
+    grader._identified.cache_clear()
+    for i in range(grader.METHOD_CACHE_LINES + 500):
+        answer(f"test number {i} {'x' * 250}")
     info = grader._identified.cache_info()
-    assert info.currsize <= info.maxsize == grader.METHOD_CACHE_LINES
-    assert grown < 8 << 20, grown   # 4096 lines of at most 300 characters, with their keys
+    assert info.currsize == info.maxsize == grader.METHOD_CACHE_LINES
+    for i in range(100):   # longer than MAX_METHOD_CHARS: named none, and never looked up
+        assert answer(f"Welch {i} " + "x" * grader.MAX_METHOD_CHARS).method is None
+    assert grader._identified.cache_info()[:2] == info[:2]
 
 
 @pytest.mark.slow
