@@ -483,7 +483,7 @@ def _runs(lines: list[str], kind: str) -> list[_Run]:
         if current is None or (gap and (name == "method" or name in current.fields)):
             current = _Run()
             runs.append(current)
-        current.add(name, m.group("value").strip().strip("*_`").strip(), i)
+        current.add(name, _trim(m.group("value")), i)
         gap = False
     return runs
 
@@ -552,16 +552,21 @@ def gold_fields(kind: str) -> tuple[str, ...]:
     return tuple(f for f in spec.fields if f != "kind")
 
 
+def _key_field(key, kind: str) -> str:
+    """The field a JSON key names for ``kind``: read as a block's label is
+    (``P-value`` and ``p`` as ``p_value``, ``answer`` as the field of
+    ``kind``'s block), any other key lower-cased with ``_`` for spaces and hyphens."""
+    label = _label(str(key))
+    return _FIELD_OF[kind].get(label, label.replace(" ", "_"))
+
+
 def _named_fields(pairs, kind: str) -> dict | Invalid:
-    """{field: value} of the answer fields among ``pairs`` (keys read as a
-    block's labels are: ``P-value`` and ``p`` as ``p_value``, ``answer`` as
-    the field of ``kind``'s block; other keys lower-cased with ``_`` for
-    spaces and hyphens); Invalid when two keys give one answer field."""
-    field_of, answer_fields = _FIELD_OF[kind], ("method", *gold_fields(kind))
+    """{field: value} of ``pairs``, each key read by :func:`_key_field`;
+    Invalid when two keys give one answer field."""
+    answer_fields = ("method", *gold_fields(kind))
     out: dict = {}
     for key, value in pairs:
-        label = _label(str(key))
-        name = field_of.get(label, label.replace(" ", "_"))
+        name = _key_field(key, kind)
         if name in out and name in answer_fields:
             return Invalid(f"the answer gives {name} twice")
         out[name] = value
@@ -581,8 +586,7 @@ def answer_from_fields(raw: Mapping, kind: str = "p_value") -> Answer | Invalid:
 def gives_fields(raw: Mapping, kind: str) -> bool:
     """Whether ``raw`` (a predictions row) has a key that names a field of ``kind``'s answer."""
     answer_fields = gold_fields(kind)
-    return any(_FIELD_OF[kind].get(_label(str(key)), _label(str(key)).replace(" ", "_")) in answer_fields
-               for key in raw)
+    return any(_key_field(key, kind) in answer_fields for key in raw)
 
 
 _FLAT_OBJECT = re.compile(r"\{[^{}]*\}")
@@ -599,9 +603,8 @@ def _json_answer(text: str, kind: str, fields: tuple[str, ...]) -> tuple[int, di
             pairs = json.loads(m.group(0), object_pairs_hook=lambda items: items)
         except (ValueError, RecursionError):
             continue
-        named = _named_fields(pairs, kind)
-        if isinstance(named, Invalid) or all(f in named for f in fields):
-            return m.end(), named
+        if all(f in {_key_field(key, kind) for key, _ in pairs} for f in fields):
+            return m.end(), _named_fields(pairs, kind)
     return None
 
 
