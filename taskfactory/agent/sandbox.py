@@ -1,0 +1,515 @@
+"""Code sessions for an agent: Python and R, each in its own bubblewrap sandbox.
+
+A :class:`Sandbox` keeps a warm pool of sessions per language (interpreters
+started and their libraries imported before an episode needs them); a
+:class:`Workspace` is one episode's view of it: the task's files, and one
+session per language, taken from the pool on its first call and kept until the
+workspace closes, so variables and loaded data persist between calls.
+
+Each session runs in its own sandbox (Debian's ``bubblewrap``): its own
+network namespace (no network, not even the host's loopback), process, IPC
+and host-name namespaces; the system's ``/usr`` and the Python installation
+read-only, nothing else of the host (not the corpus, not the project, not
+the home folder); a private working folder ``/workspace`` and ``/tmp`` in
+memory with a size cap; an unprivileged user of its own (a user id per
+session where the sandbox starts as root, so that the process limit counts
+this session alone). Per call: wall time, and per process address space,
+file size, process count and CPU time; per episode: calls and seconds. A call
+past a limit is stopped, the agent is told in one line, and the session
+restarts on the next call, saying that its variables are gone. The output
+returned is cut to :attr:`Limits.output_chars`, head and tail kept.
+
+Without bubblewrap a sandbox refuses to start (:class:`IsolationError`)
+unless the caller asks for ``local=True``, which runs sessions unisolated in
+a temporary folder and warns so on every start.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import itertools
+import os
+import selectors
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+import warnings
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import TaskFactoryError
+from .servers import LAUNCHER, PYTHON_SERVER, R_SERVER
+
+LANGUAGES = ("python", "r")
+#: What a session imports before it is handed out (its start-up cost is paid in the pool).
+PRELOAD = {"python": ("numpy", "pandas", "scipy.stats", "statsmodels.api"),
+           "r": ("survival", "MASS", "sandwich", "lmtest")}
+WORKDIR = "/workspace"
+#: What the interpreters read of /etc (R's configuration, the BLAS alternatives, the loader's cache).
+SYSTEM_FILES = ("/etc/R", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime")
+#: Session user ids where the sandbox starts as root: one per session, none a host account's.
+UID_BASE, UID_COUNT = 61000, 2000
+START_SECONDS = 120.0
+LOCAL_WARNING = "taskfactory: the sandbox runs model code UNISOLATED (local mode): no bubblewrap isolation"
+
+
+class IsolationError(TaskFactoryError):
+    """The sandbox cannot isolate model code here (no usable bubblewrap)."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one call and one episode may use."""
+
+    call_seconds: float = 30.0
+    memory_mb: int = 4096          # address space of each process
+    disk_mb: int = 64              # the working folder, /tmp, and any one file
+    processes: int = 64
+    output_chars: int = 8000
+    episode_calls: int = 40
+    episode_seconds: float = 900.0
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """What one call returned: the text the agent sees and how the call ended
+    (``ok``, ``error`` for an exception in the code, ``timeout``, ``ended``
+    when the session died, ``refused`` past an episode limit)."""
+
+    output: str
+    status: str
+    seconds: float
+    restarted: bool = False
+
+
+@functools.cache
+def isolation_problem() -> str | None:
+    """None where bubblewrap can start a sandbox here; otherwise why not, in one line."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return "bubblewrap is not installed (Debian's package: bubblewrap)"
+    args = [bwrap, *_namespace_args(), "--ro-bind", "/usr", "/usr", *_usr_links(), "/usr/bin/true"]
+    try:
+        done = subprocess.run(args, capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap does not start: {exc}"
+    if done.returncode:
+        why = done.stderr.decode(errors="replace").strip().splitlines()
+        return f"bubblewrap cannot make a sandbox here: {why[-1] if why else f'status {done.returncode}'}"
+    return None
+
+
+def _namespace_args() -> list[str]:
+    args = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+    if os.getuid() == 0:   # privileged mode: the launcher becomes the session's own user
+        return args + ["--cap-drop", "ALL"] + [a for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN")
+                                               for a in ("--cap-add", cap)]
+    return args + ["--unshare-user", "--disable-userns", "--uid", "65534", "--gid", "65534"]
+
+
+def _usr_links() -> list[str]:
+    args = []
+    for name in ("bin", "sbin", "lib", "lib32", "lib64"):
+        path = Path("/") / name
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    return args
+
+
+def _python() -> tuple[str, str, list[str]]:
+    """(the interpreter, the libraries' folder, the folders to bind read-only)."""
+    executable = os.path.realpath(sys.executable)
+    site = sysconfig.get_paths()["purelib"]
+    binds = [p for p in dict.fromkeys([sys.base_prefix, os.path.dirname(executable), site])
+             if not p.startswith("/usr/")]
+    return executable, site, binds
+
+
+def _ancestors(paths: list[str]) -> list[str]:
+    """Folders above ``paths``, made as empty readable folders in the sandbox."""
+    seen = []
+    for path in paths:
+        for parent in reversed(Path(path).parents):
+            if str(parent) not in ("/", "/usr") and str(parent) not in seen and not str(parent).startswith("/usr/"):
+                seen.append(str(parent))
+    return seen
+
+
+class _Capture:
+    """A call's output: the first two thirds of ``limit`` bytes and the last third."""
+
+    def __init__(self, limit: int):
+        self.head_max, self.tail_max = limit * 2 // 3, limit - limit * 2 // 3
+        self.head, self.tail, self.total = bytearray(), bytearray(), 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.head_max - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            del self.tail[:max(0, len(self.tail) - self.tail_max)]
+
+    def text(self) -> str:
+        kept = len(self.head) + len(self.tail)
+        if kept == self.total:
+            return (bytes(self.head) + bytes(self.tail)).decode("utf-8", "replace")
+        cut = f"\n[... {self.total - kept:,} of {self.total:,} bytes of output cut ...]\n"
+        return bytes(self.head).decode("utf-8", "replace") + cut + bytes(self.tail).decode("utf-8", "replace")
+
+
+class _Session:
+    """One interpreter in one sandbox, talking over three pipes."""
+
+    _uids = itertools.count((os.getpid() * 7919) % UID_COUNT)
+
+    def __init__(self, language: str, limits: Limits, local: bool, preload: tuple[str, ...]):
+        self.language, self.limits, self.local = language, limits, local
+        self.folder = tempfile.mkdtemp(prefix="taskfactory-session-") if local else None
+        req_r, self.requests = os.pipe()
+        self.replies, rep_w = os.pipe()
+        self.output, out_w = os.pipe()
+        self.uid = UID_BASE + next(self._uids) % UID_COUNT if os.getuid() == 0 and not local else os.getuid()
+        argv = self._argv(self.uid, req_r, rep_w)
+        env = self._env(preload)
+        try:
+            self.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
+                                            pass_fds=(req_r, rep_w), env=env, cwd=self.folder or "/",
+                                            start_new_session=True)
+        finally:
+            for fd in (req_r, rep_w, out_w):
+                os.close(fd)
+        self.alive = True
+
+    def _argv(self, uid: int, req_r: int, rep_w: int) -> list[str]:
+        python, site, binds = _python()
+        nproc = self.limits.processes + (0 if os.getuid() == 0 and not self.local else _processes_of(os.getuid()))
+        cpu = int(self.limits.episode_seconds) + 10
+        disk = self.limits.disk_mb << 20
+        launcher = [python, "-I", "-S", "-c", LAUNCHER, str(uid), str(self.limits.memory_mb << 20), str(disk),
+                    str(nproc), str(cpu), str(req_r), str(rep_w)]
+        if self.language == "python":
+            program = [python, "-I", "-c", PYTHON_SERVER, site]
+        else:
+            program = [shutil.which("Rscript") or "/usr/bin/Rscript", "--no-save", "--no-restore", "-e", R_SERVER]
+        if self.local:
+            return launcher + program
+        args = [shutil.which("bwrap"), *_namespace_args(), "--clearenv", "--ro-bind", "/usr", "/usr",
+                *_usr_links(), "--proc", "/proc", "--dev", "/dev",
+                "--perms", "1777", "--size", str(16 << 20), "--tmpfs", "/dev/shm",
+                "--perms", "1777", "--size", str(disk), "--tmpfs", "/tmp"]
+        binds += [path for path in SYSTEM_FILES if os.path.exists(path)]
+        for folder in _ancestors(binds):
+            args += ["--perms", "0755", "--dir", folder]
+        for path in binds:
+            args += ["--ro-bind", path, path]
+        args += ["--perms", "1777", "--size", str(disk), "--tmpfs", WORKDIR, "--chdir", WORKDIR]
+        return args + launcher + program
+
+    def _env(self, preload: tuple[str, ...]) -> dict:
+        home = self.folder or WORKDIR
+        env = {"HOME": home, "TMPDIR": "/tmp" if not self.local else home, "LANG": "C.UTF-8",
+               "PATH": "/usr/bin:/bin", "TF_PRELOAD": " ".join(preload), "MPLBACKEND": "Agg",
+               "JOBLIB_MULTIPROCESSING": "0", "R_LIBS_USER": home, "TF_CONTAINED": "0" if self.local else "1"}
+        env.update({v: "1" for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")})
+        return env
+
+    def wait_ready(self, seconds: float = START_SECONDS) -> None:
+        capture = _Capture(4000)
+        word, stopped = self._await(capture, time.monotonic() + seconds)
+        if word != "ready":
+            self.kill()
+            said = capture.text().strip().splitlines()
+            raise IsolationError(f"the {self.language} session did not start ({stopped or word}"
+                                 + (f": {said[-1]}" if said else "") + ")")
+
+    def _send(self, op: bytes, body: bytes) -> None:
+        os.write(self.requests, struct.pack(">I", len(body) + 1) + op)
+        view = memoryview(body)
+        while view:
+            view = view[os.write(self.requests, view[:1 << 16]):]
+
+    def save(self, name: str, data: bytes) -> None:
+        self._send(b"f", name.encode() + b"\n" + data)
+        word, _ = self._await(_Capture(4000), time.monotonic() + 30)
+        if word != "saved":
+            self.kill()
+            raise IsolationError(f"the {self.language} session could not receive {name}")
+
+    def run(self, code: str, capture: _Capture) -> tuple[str | None, str | None]:
+        """(the server's word or None, why the call was stopped or None)."""
+        try:
+            self._send(b"c", code.encode("utf-8", "surrogatepass"))
+        except OSError:
+            return None, self._ended()
+        return self._await(capture, time.monotonic() + self.limits.call_seconds)
+
+    def _await(self, capture: _Capture, deadline: float) -> tuple[str | None, str | None]:
+        reply = bytearray()
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.replies, selectors.EVENT_READ)
+            sel.register(self.output, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self.kill()
+                    return None, "timeout"
+                for key, _ in sel.select(left):
+                    data = os.read(key.fd, 1 << 16)
+                    if key.fd == self.output:
+                        if data:
+                            capture.add(data)
+                        else:
+                            sel.unregister(self.output)
+                        continue
+                    if not data:
+                        self._drain(capture)
+                        return None, self._ended()
+                    reply += data
+                if len(reply) >= 4 and len(reply) >= 4 + struct.unpack(">I", reply[:4])[0]:
+                    self._drain(capture)
+                    return reply[4:].decode(), None
+
+    def _drain(self, capture: _Capture) -> None:
+        """What the output pipe holds after the reply (written before it)."""
+        os.set_blocking(self.output, False)
+        try:
+            while data := os.read(self.output, 1 << 16):
+                capture.add(data)
+        except BlockingIOError:
+            pass
+        finally:
+            os.set_blocking(self.output, True)
+
+    def _ended(self) -> str:
+        try:
+            status = self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            status = None
+        self.kill()
+        return f"ended {status}"
+
+    def kill(self) -> None:
+        if not self.alive:
+            return
+        self.alive = False
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait()
+        for fd in (self.requests, self.replies, self.output):
+            os.close(fd)
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _processes_of(uid: int) -> int:
+    count = 0
+    for entry in os.listdir("/proc"):
+        try:
+            count += entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid
+        except OSError:
+            pass
+    return count
+
+
+class _Pool:
+    """Ready sessions of one language, started by threads that live as long as
+    the pool (a sandbox dies with the thread that started it)."""
+
+    def __init__(self, make, size: int):
+        self.make, self.size = make, size
+        self.ready: deque[_Session] = deque()
+        self.starting = self.waiting = 0
+        self.closed = False
+        self.error: Exception | None = None
+        self.lock = threading.Condition()
+        self.threads = [threading.Thread(target=self._starter, daemon=True) for _ in range(max(1, size))]
+        for thread in self.threads:
+            thread.start()
+
+    def _wanted(self) -> int:
+        return self.size + self.waiting - len(self.ready) - self.starting
+
+    def _starter(self) -> None:
+        while True:
+            with self.lock:
+                while not self.closed and self._wanted() <= 0:
+                    self.lock.wait()
+                if self.closed:
+                    return
+                self.starting += 1
+            session = error = None
+            try:
+                session = self.make()
+                session.wait_ready()
+            except (OSError, TaskFactoryError) as exc:
+                error = exc
+            with self.lock:
+                self.starting -= 1
+                if error is None and not self.closed:
+                    self.ready.append(session)
+                    session = None
+                self.error = error
+                self.lock.notify_all()
+            if session is not None:
+                session.kill()
+            if error is not None:
+                time.sleep(0.5)
+
+    def take(self) -> _Session:
+        with self.lock:
+            self.waiting += 1
+            self.lock.notify_all()
+            try:
+                while not self.ready:
+                    if self.closed:
+                        raise TaskFactoryError("the sandbox is closed")
+                    if self.error is not None and not self.starting:
+                        raise IsolationError(str(self.error))
+                    self.lock.wait()
+                session = self.ready.popleft()
+            finally:
+                self.waiting -= 1
+                self.lock.notify_all()
+        return session
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            ready, self.ready = list(self.ready), deque()
+            self.lock.notify_all()
+        for session in ready:
+            session.kill()
+        for thread in self.threads:
+            thread.join()
+
+
+class Sandbox:
+    """Warm pools of sandboxed sessions; :meth:`workspace` opens one episode's."""
+
+    def __init__(self, limits: Limits = Limits(), languages=None, pool: int = 1, local: bool = False,
+                 preload: dict | None = None):
+        if not local and (problem := isolation_problem()):
+            raise IsolationError(f"{problem}; without it the sandbox runs model code only in local mode "
+                                 "(Sandbox(local=True), --unisolated), which does not isolate it")
+        if local:
+            warnings.warn(LOCAL_WARNING, stacklevel=2)
+        wanted = tuple(languages) if languages is not None else self.available()
+        unknown = [lang for lang in wanted if lang not in LANGUAGES]
+        if unknown:
+            raise TaskFactoryError(f"unknown language {unknown[0]!r}; the sandbox runs {', '.join(LANGUAGES)}")
+        self.limits, self.local, self.languages = limits, local, wanted
+        preload = PRELOAD if preload is None else preload
+        self._pools = {lang: _Pool(functools.partial(_Session, lang, limits, local, tuple(preload.get(lang, ()))),
+                                   pool) for lang in wanted}
+        self._open: set[Workspace] = set()
+
+    @staticmethod
+    def available() -> tuple[str, ...]:
+        """The languages this machine can run: Python, and R where Rscript is installed."""
+        return ("python", "r") if shutil.which("Rscript") else ("python",)
+
+    def workspace(self, files: dict[str, bytes] | None = None) -> Workspace:
+        """One episode's sessions, each holding ``files`` (name: bytes) in its working folder."""
+        space = Workspace(self, dict(files or {}))
+        self._open.add(space)
+        return space
+
+    def _take(self, language: str) -> _Session:
+        if language not in self._pools:
+            raise TaskFactoryError(f"this sandbox runs {', '.join(self.languages)}, not {language}")
+        return self._pools[language].take()
+
+    def close(self) -> None:
+        for space in list(self._open):
+            space.close()
+        for pool in self._pools.values():
+            pool.close()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Workspace:
+    """One episode: the task's files and a session per language, with the episode's limits."""
+
+    def __init__(self, sandbox: Sandbox, files: dict[str, bytes]):
+        self.sandbox, self.files = sandbox, files
+        self.limits = sandbox.limits
+        self._sessions: dict[str, _Session] = {}
+        self._lost: set[str] = set()
+        self.calls, self.seconds = 0, 0.0
+
+    def run(self, language: str, code: str) -> CallResult:
+        """Run ``code`` in this episode's ``language`` session; never raises for what the code does."""
+        if self.calls >= self.limits.episode_calls:
+            return CallResult(f"[refused: this episode's limit of {self.limits.episode_calls} calls is reached]",
+                              "refused", 0.0)
+        if self.seconds >= self.limits.episode_seconds:
+            return CallResult(f"[refused: this episode's limit of {self.limits.episode_seconds:g} s of code is "
+                              "reached]", "refused", 0.0)
+        started = time.monotonic()
+        self.calls += 1
+        restarted = language in self._lost
+        session = self._session(language)
+        capture = _Capture(self.limits.output_chars)
+        word, stopped = session.run(code, capture)
+        seconds = time.monotonic() - started
+        self.seconds += seconds
+        text = capture.text()
+        if restarted:
+            self._lost.discard(language)
+            text = (f"[the {language} session restarted after the last call was stopped: its variables are gone "
+                    f"and the working folder holds only the task's files]\n") + text
+        if stopped is None:
+            return CallResult(text, "ok" if word == "ok" else "error", seconds, restarted)
+        self._sessions.pop(language).kill()
+        self._lost.add(language)
+        if stopped == "timeout":
+            why, status = f"it ran past the limit of {self.limits.call_seconds:g} s", "timeout"
+        else:
+            code_ = stopped.split()[1]
+            why, status = f"the session ended with status {code_}", "ended"
+        note = (f"[stopped: {why}; the {language} session restarts on the next call, without its variables]")
+        return CallResult((text.rstrip("\n") + "\n" if text.strip() else "") + note, status, seconds, restarted)
+
+    def _session(self, language: str) -> _Session:
+        session = self._sessions.get(language)
+        if session is None:
+            session = self.sandbox._take(language)
+            for name, data in self.files.items():
+                session.save(name, data)
+            self._sessions[language] = session
+        return session
+
+    def close(self) -> None:
+        for session in self._sessions.values():
+            session.kill()
+        self._sessions.clear()
+        self.sandbox._open.discard(self)
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
