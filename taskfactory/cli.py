@@ -174,6 +174,65 @@ def score(corpus, predictions, baseline, by, paper, as_json):
     click.echo(json.dumps(report.as_dict(), indent=1) if as_json else format_report(report))
 
 
+@main.command("agent-eval")
+@click.argument("corpus", type=click.Path(file_okay=False))
+@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False),
+              help="Runs file (JSONL) to write; runs already in it are not run again.")
+@click.option("--agent", type=click.Choice(["chat", "reference"]), default="chat", show_default=True,
+              help="chat: the endpoint; reference: each task's own reference solution, through the same tools.")
+@click.option("--base-url", help="An OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
+@click.option("--model", help="The model name the endpoint serves.")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
+              help="The environment variable holding the endpoint's key.")
+@click.option("--temperature", type=float, default=None, help="Sampling temperature (the endpoint's default).")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=None, help="Tokens per reply.")
+@click.option("--runs", default=1, show_default=True, type=click.IntRange(min=1), help="Runs per task.")
+@click.option("--concurrency", default=2, show_default=True, type=click.IntRange(min=1),
+              help="Episodes at once.")
+@click.option("--max-turns", default=20, show_default=True, type=click.IntRange(min=1),
+              help="Assistant turns per episode.")
+@click.option("--mode", type=click.Choice(["tools", "fences"]), default="tools", show_default=True,
+              help="Code as tool calls, or as ```python / ```r blocks for endpoints without tool calling.")
+@click.option("--split", default=None, type=click.Choice(["train", "test"]), help="Only this split.")
+@click.option("--method", default=None, help="Only this method.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N tasks.")
+@click.option("--call-seconds", default=30.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Wall time per code call.")
+@click.option("--unisolated", is_flag=True, help="Run model code without bubblewrap (NOT isolated).")
+@click.option("--progress/--no-progress", default=None, help="A progress bar (default: on a terminal).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def agent_eval(corpus, out, agent, base_url, model, api_key_env, temperature, max_tokens, runs, concurrency,
+               max_turns, mode, split, method, limit, call_seconds, unisolated, progress, as_json):
+    """Run agents on a CORPUS's tasks in the sandbox, writing a runs file.
+
+    Each episode gives the agent Python and R sessions (run_python, run_r)
+    holding the task's CSV; the final assistant message is graded. The runs
+    file is a predictions file: score and report --predictions read it.
+
+    Example:
+
+        taskfactory agent-eval corpus/ --base-url http://127.0.0.1:8000/v1 --model m -o runs.jsonl
+    """
+    from .agent import Limits
+    from .agent.evaluate import ChatAgent, agent_eval as run_agents, api_key
+
+    if agent == "chat":
+        if not base_url or not model:
+            raise click.UsageError("--agent chat needs --base-url and --model")
+        agent = ChatAgent(base_url, model, api_key(api_key_env), temperature, max_tokens)
+    else:
+        agent = "reference"
+    summary = run_agents(corpus, out, agent, runs, concurrency, max_turns, split, method, limit,
+                         Limits(call_seconds=call_seconds), mode, unisolated, progress)
+    if as_json:
+        click.echo(json.dumps({"ran": summary.ran, "skipped": summary.skipped, "failed": summary.failed,
+                               "mean_reward": summary.reward / summary.ran if summary.ran else None,
+                               "seconds": round(summary.seconds, 3)}, indent=1))
+    else:
+        click.echo(summary.line())
+    return 1 if summary.failed else 0
+
+
 @main.command()
 @click.argument("corpus", type=click.Path(file_okay=False))
 @click.option("--to", "to", required=True, type=click.Choice(["jsonl", "verl", "lm-eval", "inspect", "verifiers"]),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from functools import lru_cache
 
 from .errors import InputError, did_you_mean
@@ -18,6 +19,7 @@ from .family import ROLE_HOLDS, Family
 
 _REGISTRY: dict[str, Family] = {}
 _LOADED = False
+_LOADING = threading.RLock()
 
 
 def register(family: Family) -> Family:
@@ -40,15 +42,19 @@ def register(family: Family) -> Family:
 
 
 def _ensure_loaded() -> None:
+    """Import every family module once; threads that ask meanwhile wait for it."""
     global _LOADED
     if _LOADED:
         return
-    _LOADED = True
-    from . import methods
+    with _LOADING:
+        if _LOADED:
+            return
+        from . import methods
 
-    for info in sorted(pkgutil.iter_modules(methods.__path__), key=lambda i: i.name):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{methods.__name__}.{info.name}")
+        for info in sorted(pkgutil.iter_modules(methods.__path__), key=lambda i: i.name):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"{methods.__name__}.{info.name}")
+        _LOADED = True
 
 
 def families() -> list[Family]:
