@@ -56,6 +56,7 @@ class ChatAgent:
     max_tokens: int | None = None
     timeout: float = 300.0
     retries: int = 3
+    backoff: float = 2.0     # seconds before the first retry, doubling
     _client: httpx.Client = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -82,7 +83,7 @@ class ChatAgent:
                 why = f"{type(exc).__name__}: {exc}"
             if attempt == self.retries:
                 raise EndpointError(f"{self.base_url}: {why} after {self.retries + 1} tries")
-            time.sleep(min(30.0, 2.0 ** attempt))
+            time.sleep(min(30.0, self.backoff * 2.0 ** attempt))
         if response.status_code != 200:
             raise EndpointError(f"{self.base_url}: HTTP {response.status_code}: {response.text[:200]}")
         try:
