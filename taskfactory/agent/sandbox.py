@@ -46,18 +46,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TaskFactoryError
-from .servers import LAUNCHER, PYTHON_SERVER, R_SERVER
+from .servers import KEEPER, R_SERVER
 
 LANGUAGES = ("python", "r")
-#: What a session imports before it is handed out (its start-up cost is paid in the pool).
-PRELOAD = {"python": ("numpy", "pandas", "scipy.stats", "statsmodels.api"),
-           "r": ("survival", "MASS", "sandwich", "lmtest")}
+#: What a session imports before it is handed out. Python's are imported once per sandbox and every
+#: session is forked from that interpreter; R starts afresh for each session, so it loads its packages
+#: when the code asks (survival alone costs 0.8 s of start-up).
+PRELOAD = {"python": ("numpy", "pandas", "scipy.stats", "statsmodels.api"), "r": ()}
 WORKDIR = "/workspace"
 #: What the interpreters read of /etc (R's configuration, the BLAS alternatives, the loader's cache).
 SYSTEM_FILES = ("/etc/R", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime")
 #: Session user ids where the sandbox starts as root: one per session, none a host account's.
 UID_BASE, UID_COUNT = 61000, 2000
 START_SECONDS = 120.0
+#: The longest reply word of the protocol, with room to spare.
+MESSAGE_MAX = 256
 LOCAL_WARNING = "taskfactory: the sandbox runs model code UNISOLATED (local mode): no bubblewrap isolation"
 
 
@@ -113,7 +116,8 @@ def _namespace_args() -> list[str]:
     args = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--hostname", "sandbox"]
     if os.getuid() == 0:   # privileged mode: the launcher becomes the session's own user
-        return args + ["--cap-drop", "ALL"] + [a for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN")
+        return args + ["--cap-drop", "ALL"] + [a for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN",
+                                                                         "CAP_KILL")
                                                for a in ("--cap-add", cap)]
     return args + ["--unshare-user", "--disable-userns", "--uid", "65534", "--gid", "65534"]
 
@@ -173,43 +177,50 @@ class _Capture:
         return bytes(self.head).decode("utf-8", "replace") + cut + bytes(self.tail).decode("utf-8", "replace")
 
 
-class _Session:
-    """One interpreter in one sandbox, talking over three pipes."""
+class _Gone(Exception):
+    """The sandbox itself ended or stopped answering."""
+
+
+class _Slot:
+    """One sandbox with its keeper, holding at most one session at a time."""
 
     _uids = itertools.count((os.getpid() * 7919) % UID_COUNT)
 
     def __init__(self, language: str, limits: Limits, local: bool, preload: tuple[str, ...]):
         self.language, self.limits, self.local = language, limits, local
         self.folder = tempfile.mkdtemp(prefix="taskfactory-session-") if local else None
+        self.uid = UID_BASE + next(self._uids) % UID_COUNT if os.getuid() == 0 and not local else os.getuid()
         req_r, self.requests = os.pipe()
         self.replies, rep_w = os.pipe()
         self.output, out_w = os.pipe()
-        self.uid = UID_BASE + next(self._uids) % UID_COUNT if os.getuid() == 0 and not local else os.getuid()
-        argv = self._argv(self.uid, req_r, rep_w)
+        orders_r, self.orders = os.pipe()
+        self.answers, answers_w = os.pipe()
+        ends = (req_r, rep_w, orders_r, answers_w)
+        self._buffers = {self.replies: bytearray(), self.answers: bytearray()}
         env = self._env(preload)
         try:
-            self.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-                                            pass_fds=(req_r, rep_w), env=env, cwd=self.folder or "/",
+            self.process = subprocess.Popen(self._argv(ends, env), stdin=subprocess.DEVNULL, stdout=out_w,
+                                            stderr=out_w, pass_fds=ends, env=env, cwd=self.folder or "/",
                                             start_new_session=True)
         finally:
-            for fd in (req_r, rep_w, out_w):
+            for fd in (*ends, out_w):
                 os.close(fd)
         self.alive = True
 
-    def _argv(self, uid: int, req_r: int, rep_w: int) -> list[str]:
+    def _argv(self, ends: tuple[int, ...], env: dict) -> list[str]:
         python, site, binds = _python()
         nproc = self.limits.processes + (0 if os.getuid() == 0 and not self.local else _processes_of(os.getuid()))
         cpu = int(self.limits.episode_seconds) + 10
         disk = self.limits.disk_mb << 20
-        launcher = [python, "-I", "-S", "-c", LAUNCHER, str(uid), str(self.limits.memory_mb << 20), str(disk),
-                    str(nproc), str(cpu), str(req_r), str(rep_w)]
-        if self.language == "python":
-            program = [python, "-I", "-c", PYTHON_SERVER, site]
-        else:
-            program = [shutil.which("Rscript") or "/usr/bin/Rscript", "--no-save", "--no-restore", "-e", R_SERVER]
+        rscript = [shutil.which("Rscript") or "/usr/bin/Rscript", "--no-save", "--no-restore", "-e", R_SERVER]
+        keeper = [python, "-I", "-S", "-c", KEEPER, str(self.uid), str(self.limits.memory_mb << 20), str(disk),
+                  str(nproc), str(cpu), *map(str, ends), self.folder or WORKDIR, self.language, site, *rscript]
         if self.local:
-            return launcher + program
-        args = [shutil.which("bwrap"), *_namespace_args(), "--clearenv", "--ro-bind", "/usr", "/usr",
+            return keeper
+        args = [shutil.which("bwrap"), *_namespace_args(), "--clearenv"]
+        for name, value in env.items():
+            args += ["--setenv", name, value]
+        args += ["--ro-bind", "/usr", "/usr",
                 *_usr_links(), "--proc", "/proc", "--dev", "/dev",
                 "--perms", "1777", "--size", str(16 << 20), "--tmpfs", "/dev/shm",
                 "--perms", "1777", "--size", str(disk), "--tmpfs", "/tmp"]
@@ -219,7 +230,7 @@ class _Session:
         for path in binds:
             args += ["--ro-bind", path, path]
         args += ["--perms", "1777", "--size", str(disk), "--tmpfs", WORKDIR, "--chdir", WORKDIR]
-        return args + launcher + program
+        return args + keeper
 
     def _env(self, preload: tuple[str, ...]) -> dict:
         home = self.folder or WORKDIR
@@ -229,14 +240,48 @@ class _Session:
         env.update({v: "1" for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")})
         return env
 
-    def wait_ready(self, seconds: float = START_SECONDS) -> None:
+    def _order(self, order: bytes, want: str, seconds: float) -> None:
+        """Give the keeper ``order`` and wait for its answer ``want``."""
         capture = _Capture(4000)
-        word, stopped = self._await(capture, time.monotonic() + seconds)
-        if word != "ready":
-            self.kill()
+        try:
+            os.write(self.orders, order)
+            while (word := self._await(self.answers, capture, time.monotonic() + seconds)) != want:
+                if word is None or not word.startswith("ended "):
+                    raise _Gone(word or "no answer")
+        except (OSError, _Gone) as exc:
             said = capture.text().strip().splitlines()
-            raise IsolationError(f"the {self.language} session did not start ({stopped or word}"
+            self.kill()
+            raise IsolationError(f"the {self.language} sandbox failed ({exc}" + (f": {said[-1]}" if said else "")
+                                 + ")") from None
+
+    def start(self) -> None:
+        """Wait for the keeper (its libraries imported), then for its first session."""
+        capture = _Capture(4000)
+        word = self._await(self.answers, capture, time.monotonic() + START_SECONDS)
+        if word != "up":
+            said = capture.text().strip().splitlines()
+            self.kill()
+            raise IsolationError(f"the {self.language} sandbox did not start ({word or 'no answer'}"
                                  + (f": {said[-1]}" if said else "") + ")")
+        self.spawn()
+
+    def spawn(self) -> None:
+        self._order(b"s", "spawned", 30)
+        capture = _Capture(4000)
+        word = self._await(self.replies, capture, time.monotonic() + START_SECONDS)
+        if word != "ready":
+            said = capture.text().strip().splitlines()
+            self.kill()
+            raise IsolationError(f"the {self.language} session did not start ({word or 'no reply'}"
+                                 + (f": {said[-1]}" if said else "") + ")")
+
+    def reset(self) -> None:
+        """Stop the session and everything it started, empty its folders, start a fresh session."""
+        self._order(b"k", "clean", 30)
+        self._drain(self.replies, None)
+        self._drain(self.output, None)
+        self._buffers[self.replies].clear()
+        self.spawn()
 
     def _send(self, op: bytes, body: bytes) -> None:
         os.write(self.requests, struct.pack(">I", len(body) + 1) + op)
@@ -245,30 +290,54 @@ class _Session:
             view = view[os.write(self.requests, view[:1 << 16]):]
 
     def save(self, name: str, data: bytes) -> None:
-        self._send(b"f", name.encode() + b"\n" + data)
-        word, _ = self._await(_Capture(4000), time.monotonic() + 30)
+        try:
+            self._send(b"f", name.encode() + b"\n" + data)
+            word = self._await(self.replies, _Capture(4000), time.monotonic() + 30)
+        except (OSError, _Gone):
+            word = None
         if word != "saved":
             self.kill()
             raise IsolationError(f"the {self.language} session could not receive {name}")
 
-    def run(self, code: str, capture: _Capture) -> tuple[str | None, str | None]:
-        """(the server's word or None, why the call was stopped or None)."""
+    def run(self, code: str, capture: _Capture) -> str:
+        """The session's reply word, ``ended <status>``, ``timeout`` or ``gone``."""
         try:
             self._send(b"c", code.encode("utf-8", "surrogatepass"))
-        except OSError:
-            return None, self._ended()
-        return self._await(capture, time.monotonic() + self.limits.call_seconds)
+            word = self._await(self.replies, capture, time.monotonic() + self.limits.call_seconds)
+        except (OSError, _Gone):
+            self.kill()
+            return "gone"
+        return "timeout" if word is None else word
 
-    def _await(self, capture: _Capture, deadline: float) -> tuple[str | None, str | None]:
-        reply = bytearray()
+    def _message(self, fd: int) -> str | None:
+        buffer = self._buffers[fd]
+        if len(buffer) < 4:
+            return None
+        length = struct.unpack(">I", buffer[:4])[0]
+        if length > MESSAGE_MAX:
+            raise _Gone("a message longer than the protocol allows")
+        if len(buffer) < 4 + length:
+            return None
+        word = buffer[4:4 + length].decode("utf-8", "replace")
+        del buffer[:4 + length]
+        return word
+
+    def _await(self, fd: int, capture: _Capture, deadline: float) -> str | None:
+        """The next message on ``fd`` (or the keeper's ``ended <status>`` while
+        a session's reply is awaited); None at the deadline."""
+        watched = (fd, self.answers) if fd == self.replies else (fd,)
         with selectors.DefaultSelector() as sel:
-            sel.register(self.replies, selectors.EVENT_READ)
-            sel.register(self.output, selectors.EVENT_READ)
+            for pipe in (*watched, self.output):
+                sel.register(pipe, selectors.EVENT_READ)
             while True:
+                for pipe in watched:
+                    word = self._message(pipe)
+                    if word is not None and (pipe == fd or word.startswith("ended ")):
+                        self._drain(self.output, capture)
+                        return word
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    self.kill()
-                    return None, "timeout"
+                    return None
                 for key, _ in sel.select(left):
                     data = os.read(key.fd, 1 << 16)
                     if key.fd == self.output:
@@ -276,33 +345,22 @@ class _Session:
                             capture.add(data)
                         else:
                             sel.unregister(self.output)
-                        continue
-                    if not data:
-                        self._drain(capture)
-                        return None, self._ended()
-                    reply += data
-                if len(reply) >= 4 and len(reply) >= 4 + struct.unpack(">I", reply[:4])[0]:
-                    self._drain(capture)
-                    return reply[4:].decode(), None
+                    elif data:
+                        self._buffers[key.fd] += data
+                    else:
+                        raise _Gone(f"the sandbox ended (status {self.process.poll()})")
 
-    def _drain(self, capture: _Capture) -> None:
-        """What the output pipe holds after the reply (written before it)."""
-        os.set_blocking(self.output, False)
+    def _drain(self, fd: int, capture: _Capture | None) -> None:
+        """What ``fd`` holds now, into ``capture`` (or dropped)."""
+        os.set_blocking(fd, False)
         try:
-            while data := os.read(self.output, 1 << 16):
-                capture.add(data)
+            while data := os.read(fd, 1 << 16):
+                if capture is not None:
+                    capture.add(data)
         except BlockingIOError:
             pass
         finally:
-            os.set_blocking(self.output, True)
-
-    def _ended(self) -> str:
-        try:
-            status = self.process.wait(5)
-        except subprocess.TimeoutExpired:
-            status = None
-        self.kill()
-        return f"ended {status}"
+            os.set_blocking(fd, True)
 
     def kill(self) -> None:
         if not self.alive:
@@ -313,7 +371,7 @@ class _Session:
         except ProcessLookupError:
             pass
         self.process.wait()
-        for fd in (self.requests, self.replies, self.output):
+        for fd in (self.requests, self.replies, self.output, self.orders, self.answers):
             os.close(fd)
         if self.folder:
             shutil.rmtree(self.folder, ignore_errors=True)
@@ -330,50 +388,56 @@ def _processes_of(uid: int) -> int:
 
 
 class _Pool:
-    """Ready sessions of one language, started by threads that live as long as
-    the pool (a sandbox dies with the thread that started it)."""
+    """Sandboxes of one language with a fresh session each, ready to hand out.
+    Threads that live as long as the pool start them and reset the ones given
+    back (a sandbox dies with the thread that started it)."""
 
     def __init__(self, make, size: int):
         self.make, self.size = make, size
-        self.ready: deque[_Session] = deque()
+        self.ready: deque[_Slot] = deque()
+        self.returned: deque[_Slot] = deque()
         self.starting = self.waiting = 0
         self.closed = False
         self.error: Exception | None = None
         self.lock = threading.Condition()
-        self.threads = [threading.Thread(target=self._starter, daemon=True) for _ in range(max(1, size))]
+        self.threads = [threading.Thread(target=self._worker, daemon=True) for _ in range(max(1, size))]
         for thread in self.threads:
             thread.start()
 
     def _wanted(self) -> int:
-        return self.size + self.waiting - len(self.ready) - self.starting
+        return self.size + self.waiting - len(self.ready) - len(self.returned) - self.starting
 
-    def _starter(self) -> None:
+    def _worker(self) -> None:
         while True:
             with self.lock:
-                while not self.closed and self._wanted() <= 0:
+                while not self.closed and not self.returned and self._wanted() <= 0:
                     self.lock.wait()
                 if self.closed:
                     return
+                slot = self.returned.popleft() if self.returned else None
                 self.starting += 1
-            session = error = None
+            error = None
             try:
-                session = self.make()
-                session.wait_ready()
-            except (OSError, TaskFactoryError) as exc:
+                if slot is not None:
+                    slot.reset()
+                else:
+                    slot = self.make()
+                    slot.start()
+            except (OSError, TaskFactoryError, _Gone) as exc:
                 error = exc
             with self.lock:
                 self.starting -= 1
                 if error is None and not self.closed:
-                    self.ready.append(session)
-                    session = None
+                    self.ready.append(slot)
+                    slot = None
                 self.error = error
                 self.lock.notify_all()
-            if session is not None:
-                session.kill()
+            if slot is not None:
+                slot.kill()
             if error is not None:
                 time.sleep(0.5)
 
-    def take(self) -> _Session:
+    def take(self) -> _Slot:
         with self.lock:
             self.waiting += 1
             self.lock.notify_all()
@@ -384,19 +448,30 @@ class _Pool:
                     if self.error is not None and not self.starting:
                         raise IsolationError(str(self.error))
                     self.lock.wait()
-                session = self.ready.popleft()
+                return self.ready.popleft()
             finally:
                 self.waiting -= 1
                 self.lock.notify_all()
-        return session
+
+    def give_back(self, slot: _Slot) -> None:
+        """A slot its workspace is done with: reset in the background, or ended when not needed."""
+        with self.lock:
+            keep = slot.alive and not self.closed and len(self.ready) + len(self.returned) < self.size + self.waiting
+            if keep:
+                self.returned.append(slot)
+                self.lock.notify_all()
+        if not keep:
+            slot.kill()
 
     def close(self) -> None:
         with self.lock:
             self.closed = True
-            ready, self.ready = list(self.ready), deque()
+            idle = [*self.ready, *self.returned]
+            self.ready.clear()
+            self.returned.clear()
             self.lock.notify_all()
-        for session in ready:
-            session.kill()
+        for slot in idle:
+            slot.kill()
         for thread in self.threads:
             thread.join()
 
@@ -417,7 +492,7 @@ class Sandbox:
             raise TaskFactoryError(f"unknown language {unknown[0]!r}; the sandbox runs {', '.join(LANGUAGES)}")
         self.limits, self.local, self.languages = limits, local, wanted
         preload = PRELOAD if preload is None else preload
-        self._pools = {lang: _Pool(functools.partial(_Session, lang, limits, local, tuple(preload.get(lang, ()))),
+        self._pools = {lang: _Pool(functools.partial(_Slot, lang, limits, local, tuple(preload.get(lang, ()))),
                                    pool) for lang in wanted}
         self._open: set[Workspace] = set()
 
@@ -432,10 +507,13 @@ class Sandbox:
         self._open.add(space)
         return space
 
-    def _take(self, language: str) -> _Session:
+    def _take(self, language: str) -> _Slot:
         if language not in self._pools:
             raise TaskFactoryError(f"this sandbox runs {', '.join(self.languages)}, not {language}")
         return self._pools[language].take()
+
+    def _give_back(self, slot: _Slot) -> None:
+        self._pools[slot.language].give_back(slot)
 
     def close(self) -> None:
         for space in list(self._open):
@@ -456,7 +534,7 @@ class Workspace:
     def __init__(self, sandbox: Sandbox, files: dict[str, bytes]):
         self.sandbox, self.files = sandbox, files
         self.limits = sandbox.limits
-        self._sessions: dict[str, _Session] = {}
+        self._slots: dict[str, _Slot] = {}
         self._lost: set[str] = set()
         self.calls, self.seconds = 0, 0.0
 
@@ -471,9 +549,9 @@ class Workspace:
         started = time.monotonic()
         self.calls += 1
         restarted = language in self._lost
-        session = self._session(language)
+        slot = self._slot(language)
         capture = _Capture(self.limits.output_chars)
-        word, stopped = session.run(code, capture)
+        word = slot.run(code, capture)
         seconds = time.monotonic() - started
         self.seconds += seconds
         text = capture.text()
@@ -481,31 +559,36 @@ class Workspace:
             self._lost.discard(language)
             text = (f"[the {language} session restarted after the last call was stopped: its variables are gone "
                     f"and the working folder holds only the task's files]\n") + text
-        if stopped is None:
-            return CallResult(text, "ok" if word == "ok" else "error", seconds, restarted)
-        self._sessions.pop(language).kill()
+        if word in ("ok", "error"):
+            return CallResult(text, word, seconds, restarted)
+        self.sandbox._give_back(self._slots.pop(language))
         self._lost.add(language)
-        if stopped == "timeout":
+        if word == "timeout":
             why, status = f"it ran past the limit of {self.limits.call_seconds:g} s", "timeout"
+        elif word.startswith("ended "):
+            why, status = f"the session ended with status {word.split()[1]}", "ended"
         else:
-            code_ = stopped.split()[1]
-            why, status = f"the session ended with status {code_}", "ended"
+            why, status = "its sandbox ended", "ended"
         note = (f"[stopped: {why}; the {language} session restarts on the next call, without its variables]")
         return CallResult((text.rstrip("\n") + "\n" if text.strip() else "") + note, status, seconds, restarted)
 
-    def _session(self, language: str) -> _Session:
-        session = self._sessions.get(language)
-        if session is None:
-            session = self.sandbox._take(language)
-            for name, data in self.files.items():
-                session.save(name, data)
-            self._sessions[language] = session
-        return session
+    def _slot(self, language: str) -> _Slot:
+        slot = self._slots.get(language)
+        if slot is None:
+            slot = self.sandbox._take(language)
+            try:
+                for name, data in self.files.items():
+                    slot.save(name, data)
+            except IsolationError:
+                self.sandbox._give_back(slot)
+                raise
+            self._slots[language] = slot
+        return slot
 
     def close(self) -> None:
-        for session in self._sessions.values():
-            session.kill()
-        self._sessions.clear()
+        for slot in self._slots.values():
+            self.sandbox._give_back(slot)
+        self._slots.clear()
         self.sandbox._open.discard(self)
 
     def __enter__(self) -> Workspace:

@@ -1,79 +1,81 @@
-"""The programs that run inside a sandbox: a launcher and one server per language.
+"""The programs that run inside a sandbox: a keeper, and a session server per language.
 
-The launcher starts as the sandbox's root (or as the unprivileged user where
-the sandbox has no root), sets the session's limits, hands the protocol pipes
-to the session's user, becomes that user and executes the server. A server
-reads requests on fd 3 and writes replies on fd 4; everything the agent's code
-prints goes to fd 1 and 2, one pipe the host reads while the call runs.
+A sandbox holds one keeper and at most one session at a time. The keeper
+starts as the sandbox's root where the sandbox has one (else as its only
+user), imports the session's libraries once, makes itself undumpable, and
+answers the host on fds 5 (orders) and 6 (answers):
 
-A request is a 4-byte big-endian length, then one byte saying what it is
-(``c``: code to run; ``f``: a file, its name, a new line and its bytes), then
-its body. A reply is a 4-byte length and a word: ``ready`` once the server has
-imported its libraries, ``ok`` or ``error`` after a call (the call's output
-was already written), ``saved`` after a file. After every call the server
-stops every process the call left behind.
+- ``s``: fork a session: set its limits, become the session's user, go to the
+  working folder, and serve Python in the forked interpreter (the libraries
+  are already imported) or execute R's server; answer ``spawned``;
+- ``k``: stop every process but itself, then, as the session's user, empty
+  the working folder, ``/tmp`` and ``/dev/shm`` and remove SysV IPC objects;
+  answer ``clean`` (or ``dirty`` when that did not finish in time).
+
+When the session ends by itself the keeper answers ``ended <status>``. The
+keeper is the user's root and undumpable, so the session's user can neither
+signal nor trace it; where the sandbox has no root they share a user and a
+session can only end its own sandbox, which the host then replaces.
+
+A session reads requests on fd 3 and writes replies on fd 4; what the
+agent's code prints goes to fds 1 and 2, one pipe the host reads while the
+call runs. A request is a 4-byte big-endian length, one byte (``c``: code to
+run; ``f``: a file, its name, a new line and its bytes) and the body; a reply
+is a 4-byte length and a word: ``ready`` once, then ``ok`` or ``error``
+after a call (its output already written) and ``saved`` after a file. After
+every call the session stops every process the call left behind.
 """
 
-LAUNCHER = r"""
-import fcntl, os, resource, signal, sys
-uid, address, fsize, nproc, cpu, requests, replies = (int(a) for a in sys.argv[1:8])
-program = sys.argv[8:]
-moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (requests, replies)]
-for fd, moved_fd in zip((3, 4), moved):
-    os.dup2(moved_fd, fd)
-for fd in {requests, replies, *moved} - {3, 4}:
+KEEPER = r'''
+import ast, ctypes, fcntl, os, resource, select, shutil, signal, struct, sys, time, traceback
+uid, address, fsize, nproc, cpu = (int(a) for a in sys.argv[1:6])
+pipes = [int(a) for a in sys.argv[6:10]]
+workdir, language, site = sys.argv[10], sys.argv[11], sys.argv[12]
+rscript = sys.argv[13:]
+contained = os.environ.get("TF_CONTAINED") == "1"
+moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in pipes]
+for target, fd in zip((3, 4, 5, 6), moved):
+    os.dup2(fd, target)
+for fd in set(pipes + moved) - {3, 4, 5, 6}:
     os.close(fd)
-drop = os.getuid() == 0 and uid != 0
-if drop:
+privileged = os.getuid() == 0 and uid != 0
+if privileged:
     for fd in (3, 4):
         os.fchown(fd, uid, uid)
-for which, value in ((resource.RLIMIT_AS, address), (resource.RLIMIT_FSIZE, fsize),
-                     (resource.RLIMIT_NPROC, nproc), (resource.RLIMIT_CPU, cpu),
-                     (resource.RLIMIT_NOFILE, 256), (resource.RLIMIT_CORE, 0)):
-    resource.setrlimit(which, (value, value))
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-if drop:
-    os.setgroups([])
-    os.setgid(uid)
-    os.setuid(uid)
-os.execv(program[0], program)
-"""
-
-PYTHON_SERVER = r'''
-import ast, os, signal, struct, sys, traceback
-sys.path.insert(0, sys.argv[1])
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)   # PR_SET_DUMPABLE 0: no tracing, no /proc/<pid>/mem
+sys.path.insert(0, site)
 sys.argv = [""]
-for name in os.environ.pop("TF_PRELOAD", "").split():
-    __import__(name)
-requests, replies = os.fdopen(3, "rb", buffering=0), os.fdopen(4, "wb", buffering=0)
-me = os.getpid()
+if language == "python":
+    for name in os.environ.pop("TF_PRELOAD", "").split():
+        __import__(name)
+keeper = os.getpid()
 
 
-def read(n):
-    data = b""
-    while len(data) < n:
-        chunk = requests.read(n - len(data))
-        if not chunk:
-            os._exit(0)
-        data += chunk
-    return data
+def say(fd, word):
+    os.write(fd, struct.pack(">I", len(word)) + word.encode())
 
 
-def reply(word):
-    sys.stdout.flush()
-    sys.stderr.flush()
-    replies.write(struct.pack(">I", len(word)) + word.encode())
+def as_session_user():
+    os.close(5)
+    os.close(6)
+    os.setsid()
+    for which, value in ((resource.RLIMIT_AS, address), (resource.RLIMIT_FSIZE, fsize),
+                         (resource.RLIMIT_NPROC, nproc), (resource.RLIMIT_CPU, cpu),
+                         (resource.RLIMIT_NOFILE, 256), (resource.RLIMIT_CORE, 0)):
+        resource.setrlimit(which, (value, value))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    if privileged:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+    os.chdir(workdir)
 
 
-def stop_strays():
-    if os.environ.get("TF_CONTAINED") != "1":   # unisolated: the other processes are the host's
-        return
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) not in (1, me):
-            try:
-                os.kill(int(entry), signal.SIGKILL)
-            except OSError:
-                pass
+def others():
+    return [int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) not in (1, keeper)]
+
+
+def reap():
     try:
         while os.waitpid(-1, os.WNOHANG)[0]:
             pass
@@ -81,45 +83,170 @@ def stop_strays():
         pass
 
 
-def shown_error(exc):
-    lines = traceback.format_exception(exc)
-    keep = [lines[0]] + [l for l in lines[1:-1] if 'File "<cell' in l] + [lines[-1]]
-    return "".join(keep if len(lines) > 1 else lines)
-
-
-namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-cells = 0
-sys.stdout = os.fdopen(1, "w", encoding="utf-8", errors="backslashreplace", buffering=1)
-sys.stderr = sys.stdout
-reply("ready")
-while True:
-    length = struct.unpack(">I", read(4))[0]
-    body = read(length)
-    op, body = body[:1], body[1:]
-    if op == b"f":
-        name, _, data = body.partition(b"\n")
-        with open(name.decode(), "wb") as fh:
-            fh.write(data)
-        reply("saved")
-        continue
-    cells += 1
-    word = "ok"
-    try:
-        tree = ast.parse(body.decode("utf-8", "replace"), f"<cell {cells}>")
-        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-        exec(compile(tree, f"<cell {cells}>", "exec"), namespace)
-        if last is not None:
-            value = eval(compile(ast.Expression(last.value), f"<cell {cells}>", "eval"), namespace)
-            if value is not None:
-                print(repr(value))
-    except BaseException as exc:
-        word = "error"
+def stop_all(session):
+    if not contained:   # unisolated: the other processes are the host's; the session's group only
         try:
-            print(shown_error(exc), end="")
-        except MemoryError:
-            print(type(exc).__name__)
-    stop_strays()
-    reply(word)
+            os.killpg(session, signal.SIGKILL)
+        except OSError:
+            pass
+        reap()
+        return True
+    for _ in range(500):
+        pids = others()
+        if not pids:
+            return True
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        reap()
+        time.sleep(0.002)
+    return False
+
+
+def emptied(folder):
+    for entry in os.listdir(folder):
+        path = os.path.join(folder, entry)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, 0o700)
+            emptied(path)
+            os.rmdir(path)
+        else:
+            os.unlink(path)
+
+
+def clean():
+    cleaner = os.fork()
+    if cleaner == 0:
+        try:
+            as_session_user()
+            for folder in (workdir, "/tmp", "/dev/shm") if contained else (workdir,):
+                emptied(folder)
+            if contained and os.path.exists("/usr/bin/ipcrm"):
+                os.execv("/usr/bin/ipcrm", ["ipcrm", "--all"])
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(cleaner, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status) == 0
+        time.sleep(0.002)
+    os.kill(cleaner, signal.SIGKILL)
+    os.waitpid(cleaner, 0)
+    return False
+
+
+def serve_python():
+    requests, replies = os.fdopen(3, "rb", buffering=0), os.fdopen(4, "wb", buffering=0)
+    me = os.getpid()
+
+    def read(n):
+        data = b""
+        while len(data) < n:
+            chunk = requests.read(n - len(data))
+            if not chunk:
+                os._exit(0)
+            data += chunk
+        return data
+
+    def reply(word):
+        sys.stdout.flush()
+        replies.write(struct.pack(">I", len(word)) + word.encode())
+
+    def stop_strays():
+        if not contained:
+            return
+        for pid in others():
+            if pid != me:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        reap()
+
+    def shown_error(exc):
+        lines = traceback.format_exception(exc)
+        keep = [lines[0]] + [l for l in lines[1:-1] if 'File "<cell' in l] + [lines[-1]]
+        return "".join(keep if len(lines) > 1 else lines)
+
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    cells = 0
+    sys.stdout = os.fdopen(1, "w", encoding="utf-8", errors="backslashreplace", buffering=1)
+    sys.stderr = sys.stdout
+    reply("ready")
+    while True:
+        length = struct.unpack(">I", read(4))[0]
+        body = read(length)
+        op, body = body[:1], body[1:]
+        if op == b"f":
+            name, _, data = body.partition(b"\n")
+            with open(name.decode(), "wb") as fh:
+                fh.write(data)
+            reply("saved")
+            continue
+        cells += 1
+        word = "ok"
+        try:
+            tree = ast.parse(body.decode("utf-8", "replace"), f"<cell {cells}>")
+            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            exec(compile(tree, f"<cell {cells}>", "exec"), namespace)
+            if last is not None:
+                value = eval(compile(ast.Expression(last.value), f"<cell {cells}>", "eval"), namespace)
+                if value is not None:
+                    print(repr(value))
+        except BaseException as exc:
+            word = "error"
+            try:
+                print(shown_error(exc), end="")
+            except MemoryError:
+                print(type(exc).__name__)
+        stop_strays()
+        reply(word)
+
+
+def spawn():
+    child = os.fork()
+    if child == 0:
+        code = 70
+        try:
+            as_session_user()
+            if language == "python":
+                serve_python()
+            os.environ["TF_KEEPER"] = str(keeper)
+            os.execv(rscript[0], rscript)
+        except BaseException:
+            traceback.print_exc()
+        os._exit(code)
+    return child, os.pidfd_open(child)
+
+
+session = pidfd = group = None
+say(6, "up")
+while True:
+    ready, _, _ = select.select([5] + ([pidfd] if pidfd is not None else []), [], [])
+    if pidfd is not None and pidfd in ready:
+        status = os.waitpid(session, 0)[1]
+        os.close(pidfd)
+        session, pidfd = None, None
+        say(6, f"ended {os.waitstatus_to_exitcode(status)}")
+    if 5 in ready:
+        order = os.read(5, 1)
+        if not order:
+            os._exit(0)
+        if order == b"s" and session is None:
+            session, pidfd = spawn()
+            group = session
+            say(6, "spawned")
+        elif order == b"k":
+            stopped = stop_all(group) if group is not None or contained else True
+            if pidfd is not None:
+                os.close(pidfd)
+            session, pidfd = None, None
+            reap()
+            say(6, "clean" if stopped and clean() else "dirty")
 '''
 
 R_SERVER = r'''
@@ -143,7 +270,8 @@ read_exactly <- function(n) {
 stop_strays <- function() {
   if (Sys.getenv("TF_CONTAINED") != "1") return(invisible(NULL))
   pids <- suppressWarnings(as.integer(list.files("/proc")))
-  pids <- pids[!is.na(pids) & pids != 1L & pids != Sys.getpid()]
+  keep <- c(1L, Sys.getpid(), as.integer(Sys.getenv("TF_KEEPER")))
+  pids <- pids[!is.na(pids) & !(pids %in% keep)]
   if (length(pids)) tools::pskill(pids, tools::SIGKILL)
   invisible(NULL)
 }
