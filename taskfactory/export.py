@@ -203,45 +203,33 @@ def _lm_eval(dest: Path, rows_by_split: dict) -> None:
 
 # -- Inspect AI -----------------------------------------------------------------------
 
-_INSPECT = '''"""Inspect AI tasks of a taskfactory export: inspect eval taskfactory_inspect.py@taskfactory -T split=test"""
+_INSPECT = '''"""Inspect AI tasks of a taskfactory export.
 
-import json
+    inspect eval taskfactory_inspect.py@taskfactory -T split=test --model MODEL
+        a ReAct agent with run_python and run_r, sandboxed, on each task's CSV;
+    inspect eval taskfactory_inspect.py@taskfactory_single_turn -T split=test --model MODEL
+        one reply, no tools (the CSV inline where the export put it there).
+"""
+
 from pathlib import Path
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.scorer import Score, Target, mean, scorer
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.solver import generate
 
-from taskfactory.reward import reward
+from taskfactory.agent.inspect_agent import code_agent, samples, taskfactory_reward
 
 HERE = Path(__file__).resolve().parent
 
 
-def samples(split):
-    out = []
-    with open(HERE / f"tasks-{split}.jsonl", encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            files = {row["data_filename"]: str(HERE / row["data_file"])} if row["data_file"] else None
-            out.append(Sample(id=row["task_id"], input=row["prompt"], target=json.dumps(row["ground_truth"]),
-                              files=files, metadata={k: row[k] for k in ("method", "effect", "n", "prompt_style",
-                                                                          "perturbation", "trap")}))
-    return out
-
-
-@scorer(metrics={"reward": [mean()], "raw": [mean()], "strict": [mean()]})
-def taskfactory_reward():
-    async def score(state: TaskState, target: Target) -> Score:
-        result = reward(json.loads(target.text), state.output.completion)
-        return Score(value={"reward": result.reward, "raw": float(result.raw), "strict": float(result.strict)},
-                     explanation=result.reason, metadata=result.as_dict())
-    return score
+@task
+def taskfactory(split="test", max_turns=20):
+    return Task(dataset=MemoryDataset(samples(HERE, split)), solver=code_agent(max_turns), scorer=taskfactory_reward())
 
 
 @task
-def taskfactory(split="test"):
-    return Task(dataset=MemoryDataset(samples(split)), solver=generate(), scorer=taskfactory_reward())
+def taskfactory_single_turn(split="test"):
+    return Task(dataset=MemoryDataset(samples(HERE, split)), solver=generate(), scorer=taskfactory_reward())
 '''
 
 

@@ -18,6 +18,7 @@ import yaml
 from click.testing import CliRunner
 
 import taskfactory as tf
+from taskfactory.agent import isolation_problem
 from taskfactory.cli import main
 from taskfactory.corpus import iter_records
 from taskfactory.errors import InputError
@@ -150,19 +151,24 @@ class _FunctionLoader(yaml.SafeLoader):
 _FunctionLoader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
 
 
-def test_inspect_task_loads_with_files_and_scores(corpus, tmp_path, monkeypatch):
+def _inspect_module(corpus, tmp_path):
     pytest.importorskip("inspect_ai", reason="Inspect AI is not installed")
     export(corpus, "inspect", tmp_path / "i", data="file")
     spec = importlib.util.spec_from_file_location("tf_inspect", tmp_path / "i" / "taskfactory_inspect.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    samples = module.samples("train")
+    return module
+
+
+def test_inspect_task_loads_with_files_and_scores(corpus, tmp_path):
+    module = _inspect_module(corpus, tmp_path)
+    samples = module.samples(module.HERE, "train")
     assert len(samples) == sum(1 for r in iter_records(corpus) if r["split"] == "train")
     sample = samples[0]
     (name, path), = sample.files.items()
     assert name.endswith(".csv") and open(path).read().startswith(next(iter_records(corpus))["data_csv"][:20])
-    task = module.taskfactory(split="train")
-    assert len(task.dataset) == len(samples)
+    for make in (module.taskfactory, module.taskfactory_single_turn):
+        assert len(make(split="train").dataset) == len(samples)
     from inspect_ai.scorer import Target
     gold = json.loads(sample.target)["gold"]
     score = module.taskfactory_reward()
@@ -170,6 +176,30 @@ def test_inspect_task_loads_with_files_and_scores(corpus, tmp_path, monkeypatch)
         state = SimpleNamespace(output=SimpleNamespace(completion=text))   # what the scorer reads of a TaskState
         got = asyncio.run(score(state, Target(sample.target)))
         assert got.value["reward"] == value and got.value["strict"] == value
+
+
+@pytest.mark.skipif(isolation_problem() is not None, reason=f"{isolation_problem()}")
+def test_inspect_react_agent_runs_its_code_in_the_sandbox_on_the_samples_csv(corpus, tmp_path):
+    module = _inspect_module(corpus, tmp_path)
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    sample = module.samples(module.HERE, "test")[0]
+    reference = next(r for r in iter_records(corpus) if r["task_id"] == sample.id)["reference_py"]
+    gold = json.loads(sample.target)["gold"]
+    outputs = [ModelOutput.for_tool_call("mockllm/model", "run_python", {"code": reference}),
+               ModelOutput.from_content("mockllm/model", "The test.\nMETHOD: Welch\nP_VALUE: "
+                                        f"{gold['p_value']!r}\nDECISION: {gold['decision']}")]
+    for output in outputs:   # usage given: the mock model would count tokens with a downloaded encoding
+        output.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+    log, = inspect_eval(module.taskfactory(split="test"), model=get_model("mockllm/model", custom_outputs=outputs),
+                        limit=1, display="none", log_dir=str(tmp_path / "logs"))
+    assert log.status == "success", log.error
+    messages = log.samples[0].messages
+    assert [m.role for m in messages] == ["system", "user", "assistant", "tool", "assistant"]
+    assert f"The data file `{sample.metadata['data_filename']}` is in the working folder" in messages[0].text
+    assert messages[3].text == f"P_VALUE: {gold['p_value']:.10g}\n"
+    assert log.samples[0].scores["taskfactory_reward"].value == {"reward": 1.0, "raw": 1.0, "strict": 1.0}
 
 
 def test_verifiers_environment_loads_where_verifiers_is_installed(corpus, tmp_path):

@@ -72,7 +72,8 @@ class AgentTask:
         return {self.data_filename: self.data_csv.encode()} if self.data_filename else {}
 
 
-def system_message(task: AgentTask, languages: tuple[str, ...], mode: str, output_chars: int) -> str:
+def system_message(data_filename: str | None, languages: tuple[str, ...], mode: str, output_chars: int) -> str:
+    """What the agent is told first: its tools, where the data are, how to answer."""
     names = {"python": "Python", "r": "R"}
     if mode == "tools":
         how = " and ".join(f"`{n}`" for n, lang in TOOL_LANGUAGE.items() if lang in languages)
@@ -81,7 +82,7 @@ def system_message(task: AgentTask, languages: tuple[str, ...], mode: str, outpu
         fences = " or ".join(f"```{lang}" for lang in languages)
         tools = (f"You can run code: put it in {fences} blocks in your message; the next message gives what each "
                  "block printed.")
-    data = (f" The data file `{task.data_filename}` is in the working folder." if task.data_filename
+    data = (f" The data file `{data_filename}` is in the working folder." if data_filename
             else " This task has no data file.")
     return (f"You are a statistician with {' and '.join(names[lang] for lang in languages)} sessions. {tools}"
             f"{data} Variables persist between calls; each call's output is cut to {output_chars:,} characters. "
@@ -120,7 +121,7 @@ class Environment:
         self.close()
         self.task = task if isinstance(task, AgentTask) else AgentTask.from_record(task)
         self.workspace = self.sandbox.workspace(self.task.files())
-        system = system_message(self.task, self.sandbox.languages, self.mode, self.sandbox.limits.output_chars)
+        system = system_message(self.task.data_filename, self.sandbox.languages, self.mode, self.sandbox.limits.output_chars)
         self.messages = [{"role": "system", "content": system}, {"role": "user", "content": self.task.prompt}]
         self.info = EpisodeInfo()
         self._started = time.monotonic()
