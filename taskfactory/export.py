@@ -38,6 +38,8 @@ from .corpus import SPLITS, atomic_write_text, is_task_id, iter_records
 from .errors import InputError
 from .folders import check_new_folder
 from .answers import KINDS
+from .agent.episode import TOOL_LANGUAGE, system_message, tool_schema
+from .agent.sandbox import Limits
 from .reward import ground_truth
 
 FORMATS = ("jsonl", "verl", "lm-eval", "inspect", "verifiers")
@@ -97,6 +99,7 @@ def export(corpus, to: str, dest, data: str = "auto", inline_max: int = INLINE_M
     dest = check_new_folder(dest, "-o", [corpus])
     rows_by_split: dict[str, list[dict]] = {s: [] for s in splits}
     files: dict[str, str] = {}
+    csvs: dict[str, str] = {}
     counts: dict = {}
     for rec in iter_records(corpus, columns=COLUMNS):
         if rec["split"] not in rows_by_split:
@@ -105,6 +108,8 @@ def export(corpus, to: str, dest, data: str = "auto", inline_max: int = INLINE_M
         data_file = _data_file(rec) if delivery == "file" else None
         if data_file:
             files[data_file] = rec["data_csv"]
+        if rec["data_csv"] is not None:
+            csvs[rec["task_id"]] = rec["data_csv"]
         rows_by_split[rec["split"]].append({
             "task_id": rec["task_id"], "split": rec["split"], "prompt": prompt, "delivery": delivery,
             "data_file": data_file, "data_filename": rec["data_filename"], "answer_kind": rec["answer_kind"],
@@ -122,39 +127,80 @@ def export(corpus, to: str, dest, data: str = "auto", inline_max: int = INLINE_M
         path.write_text(text, encoding="utf-8", newline="")
     for split, rows in rows_by_split.items():
         atomic_write_text(dest / f"tasks-{split}.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
-    writer = {"jsonl": lambda *a: None, "verl": _verl, "lm-eval": _lm_eval, "inspect": _inspect,
-              "verifiers": _verifiers}[to]
-    writer(dest.resolve(), rows_by_split)
+    if to == "verl":
+        _verl(dest.resolve(), rows_by_split, csvs)
+    elif to != "jsonl":
+        {"lm-eval": _lm_eval, "inspect": _inspect, "verifiers": _verifiers}[to](dest.resolve(), rows_by_split)
     return counts
 
 
 # -- verl -----------------------------------------------------------------------------
 
-def _verl(dest: Path, rows_by_split: dict) -> None:
+#: The agent loop every verl row names: verl's multi-turn loop with tools.
+VERL_AGENT = "tool_agent"
+#: What a verl tool call may return before verl cuts it (the sandbox cuts output to this too).
+VERL_TOOL_RESPONSE = Limits().output_chars
+#: Characters per token assumed for the prompt-length estimate (CSV and prose; an estimate, not a tokenizer).
+CHARS_PER_TOKEN = 3
+_VERL_REWARD = '''"""verl's reward entry point for a taskfactory export (loaded by file path: absolute imports only)."""
+
+from taskfactory.reward import compute_score  # noqa: F401  (custom_reward_function.name=compute_score)
+'''
+
+
+def _verl_tool_config(languages=("python", "r")) -> str:
+    import yaml
+
+    tools = [{"class_name": "taskfactory.agent.verl_tool.CodeTool",
+              "config": {"type": "native", "pool": 4}, "tool_schema": tool_schema(lang)} for lang in languages]
+    return yaml.safe_dump({"tools": tools}, sort_keys=False, allow_unicode=True)
+
+
+def _lengths(prompts: list[str]) -> dict:
+    sizes = sorted(len(p) for p in prompts)
+    return {"prompts": len(sizes), "chars_median": sizes[len(sizes) // 2],
+            "chars_p95": sizes[min(len(sizes) - 1, int(0.95 * len(sizes)))], "chars_max": sizes[-1],
+            "tokens_max_estimate": -(-sizes[-1] // CHARS_PER_TOKEN)}
+
+
+def _verl(dest: Path, rows_by_split: dict, csvs: dict) -> None:
+    """Rows for verl's tool agent loop: the system message naming the tools, the task's CSV for the
+    tools (in every row that has data, whatever its delivery), the tool config, the reward entry point,
+    and the prompts' lengths."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    create = pa.struct([("path", pa.string())])
-    tools = pa.struct([("read_data", pa.struct([("create_kwargs", create)]))])
+    create = pa.struct([("create_kwargs", pa.struct([("data_filename", pa.string()), ("data_csv", pa.string())]))])
     schema = pa.schema([
         ("data_source", pa.string()),
+        ("agent_name", pa.string()),
         ("prompt", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
         ("ability", pa.string()),
         ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
         ("extra_info", pa.struct([("task_id", pa.string()), ("split", pa.string()), ("index", pa.int64()),
-                                  ("data_file", pa.string()), ("tools_kwargs", tools)])),
+                                  ("data_file", pa.string()),
+                                  ("tools_kwargs", pa.struct([(name, create) for name in TOOL_LANGUAGE]))])),
     ])
+    lengths = {}
     for split, rows in rows_by_split.items():
-        table = pa.Table.from_pylist([{
-            "data_source": DATA_SOURCE,
-            "prompt": [{"role": "user", "content": r["prompt"]}],
-            "ability": ABILITY,
-            "reward_model": {"style": "rule", "ground_truth": json.dumps(r["ground_truth"])},
-            "extra_info": {"task_id": r["task_id"], "split": split, "index": i, "data_file": r["data_file"],
-                           "tools_kwargs": ({"read_data": {"create_kwargs": {"path": str(dest / r["data_file"])}}}
-                                            if r["data_file"] else None)},
-        } for i, r in enumerate(rows)], schema=schema)
-        pq.write_table(table, dest / f"{split}.parquet")
+        records = []
+        for i, r in enumerate(rows):
+            system = system_message(r["data_filename"] if r["task_id"] in csvs else None, ("python", "r"), "tools",
+                                    VERL_TOOL_RESPONSE)
+            csv = csvs.get(r["task_id"])
+            data = {"data_filename": r["data_filename"] if csv is not None else None, "data_csv": csv}
+            records.append({
+                "data_source": DATA_SOURCE, "agent_name": VERL_AGENT,
+                "prompt": [{"role": "system", "content": system}, {"role": "user", "content": r["prompt"]}],
+                "ability": ABILITY,
+                "reward_model": {"style": "rule", "ground_truth": json.dumps(r["ground_truth"])},
+                "extra_info": {"task_id": r["task_id"], "split": split, "index": i, "data_file": r["data_file"],
+                               "tools_kwargs": {name: {"create_kwargs": data} for name in TOOL_LANGUAGE}}})
+        pq.write_table(pa.Table.from_pylist(records, schema=schema), dest / f"{split}.parquet")
+        lengths[split] = _lengths([rec["prompt"][0]["content"] + rec["prompt"][1]["content"] for rec in records])
+    atomic_write_text(dest / "tool_config.yaml", _verl_tool_config())
+    atomic_write_text(dest / "reward.py", _VERL_REWARD)
+    atomic_write_text(dest / "prompt_lengths.json", json.dumps(lengths, indent=1) + "\n")
 
 
 # -- lm-evaluation-harness ------------------------------------------------------------

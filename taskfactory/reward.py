@@ -269,10 +269,24 @@ def ground_truth(record: Mapping) -> dict:
     return {"task_id": record["task_id"], "method": record["method"], "gold": gold, "accepted": accepted}
 
 
-def compute_score(data_source, solution_str, ground_truth, extra_info=None) -> dict:
+#: What closes a tool's output in a decoded multi-turn response (Hermes-style chat templates).
+TOOL_RESPONSE_END = "</tool_response>"
+
+
+def final_turn(response: str) -> str:
+    """The text after the last tool output of a decoded multi-turn response:
+    the final assistant turn (all of ``response`` when no tool ran)."""
+    _, end, after = response.rpartition(TOOL_RESPONSE_END)
+    return after if end else response
+
+
+def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs) -> dict:
     """verl's custom reward function: ``ground_truth`` is what
-    :func:`ground_truth` wrote (a dict or its JSON). Returns the reward as
-    ``score`` beside r_p, r_c, raw, strict and valid (verl logs the extras)."""
-    result = reward(ground_truth, solution_str)
+    :func:`ground_truth` wrote (a dict or its JSON); ``solution_str`` may be a
+    multi-turn response, of which only the final assistant turn is graded,
+    never what a tool printed. Keyword arguments verl adds (a reward model's
+    address, say) are ignored. Returns the reward as ``score`` beside r_p,
+    r_c, raw, strict and valid (verl logs the extras)."""
+    result = reward(ground_truth, final_turn(solution_str) if isinstance(solution_str, str) else solution_str)
     return {"score": result.reward, "r_p": result.r_p or 0.0, "r_c": result.r_c or 0.0,
             "raw": float(result.raw), "strict": float(result.strict), "valid": float(result.valid)}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import shutil
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -109,18 +110,113 @@ def test_the_export_command_refuses_a_destination_that_is_not_new_or_empty(kind,
 
 def test_verl_parquet_loads_in_datasets_with_nested_types_and_scores(corpus, tmp_path):
     datasets = pytest.importorskip("datasets", reason="Hugging Face datasets is not installed")
-    export(corpus, "verl", tmp_path / "v", data="file")
-    ds = datasets.load_dataset("parquet", data_files={"train": str(tmp_path / "v" / "train.parquet")})["train"]
-    row = ds[0]
-    assert row["data_source"] == "taskfactory" and row["prompt"][0]["role"] == "user"
-    assert row["reward_model"]["style"] == "rule"
-    path = row["extra_info"]["tools_kwargs"]["read_data"]["create_kwargs"]["path"]
-    assert open(path).read() == next(r for r in iter_records(corpus)
-                                      if r["task_id"] == row["extra_info"]["task_id"])["data_csv"]
+    export(corpus, "verl", tmp_path / "v", data="auto")
+    records = {r["task_id"]: r for r in iter_records(corpus)}
+    for split in ("train", "test"):
+        ds = datasets.load_dataset("parquet", data_files={split: str(tmp_path / "v" / f"{split}.parquet")})[split]
+        assert len(ds) == sum(r["split"] == split for r in records.values())
+        for row in ds:
+            assert row["agent_name"] == "tool_agent" and [m["role"] for m in row["prompt"]] == ["system", "user"]
+            csv = records[row["extra_info"]["task_id"]]["data_csv"]
+            for tool in ("run_python", "run_r"):   # never null: verl's tool loop reads it for every call
+                assert row["extra_info"]["tools_kwargs"][tool]["create_kwargs"] == {
+                    "data_filename": records[row["extra_info"]["task_id"]]["data_filename"] if csv else None,
+                    "data_csv": csv}
     gt = json.loads(row["reward_model"]["ground_truth"])
     good = f"P_VALUE: {gt['gold']['p_value']!r}\nDECISION: {gt['gold']['decision']}"
     assert compute_score(row["data_source"], good, row["reward_model"]["ground_truth"], row["extra_info"])["score"] == 1.0
     assert pq.read_schema(tmp_path / "v" / "train.parquet").field("prompt").type.value_type.num_fields == 2
+    lengths = json.loads((tmp_path / "v" / "prompt_lengths.json").read_text())
+    assert lengths["test"]["prompts"] == len(ds)
+    assert lengths["test"]["chars_max"] == max(len(m["prompt"][0]["content"] + m["prompt"][1]["content"]) for m in ds)
+
+
+def test_verl_reward_loads_by_file_path_and_grades_only_the_final_turn(corpus, tmp_path):
+    export(corpus, "verl", tmp_path / "v", data="file")
+    spec = importlib.util.spec_from_file_location("custom_module", tmp_path / "v" / "reward.py")   # as verl loads it
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    truth = json.loads(pq.read_table(tmp_path / "v" / "test.parquet").to_pylist()[0]["reward_model"]["ground_truth"])
+    gold = truth["gold"]
+    answer = f"METHOD: t\nP_VALUE: {gold['p_value']!r}\nDECISION: {gold['decision']}"
+    printed = f"<tool_call>...</tool_call>\nuser\n<tool_response>\n{answer}\n</tool_response>\nassistant\n"
+    extra = {"reward_router_address": "127.0.0.1:1", "reward_model_tokenizer": None}
+    assert module.compute_score("taskfactory", printed + "I could not decide.", json.dumps(truth), {}, **extra)[
+        "score"] == 0.0
+    assert module.compute_score("taskfactory", printed + "So:\n" + answer, json.dumps(truth), {}, **extra)[
+        "score"] == 1.0
+
+
+class _StandInVerl:
+    """verl's tool interface as ``verl.tools.base_tool`` and ``verl.tools.schemas`` give it (0.9.1)."""
+
+    class ToolResponse:
+        def __init__(self, text=None, image=None, video=None):
+            self.text, self.image, self.video = text, image, video
+
+    class BaseTool:
+        def __init__(self, config, tool_schema):
+            self.config, self.tool_schema = config, tool_schema
+            self.name = tool_schema.function.name
+
+
+class _AgentData:
+    """What verl's tool loop hands ``execute`` as ``agent_data``: a trajectory's state."""
+
+    def __init__(self, tools_kwargs):
+        self.tools_kwargs, self.extra_fields = tools_kwargs, {}
+
+
+@pytest.fixture
+def verl_tool_class(monkeypatch):
+    if importlib.util.find_spec("verl") is None:
+        from types import ModuleType
+        modules = {name: ModuleType(name) for name in ("verl", "verl.tools", "verl.tools.base_tool",
+                                                      "verl.tools.schemas")}
+        modules["verl.tools.base_tool"].BaseTool = _StandInVerl.BaseTool
+        modules["verl.tools.schemas"].ToolResponse = _StandInVerl.ToolResponse
+        for name, module in modules.items():
+            monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.delitem(sys.modules, "taskfactory.agent.verl_tool", raising=False)
+    from taskfactory.agent.verl_tool import CodeTool
+    return CodeTool
+
+
+@pytest.mark.skipif(isolation_problem() is not None, reason=f"{isolation_problem()}")
+def test_verl_tools_share_one_workspace_per_trajectory_and_close_it_after(corpus, tmp_path, verl_tool_class):
+    import gc
+
+    export(corpus, "verl", tmp_path / "v", data="file")
+    config = yaml.safe_load((tmp_path / "v" / "tool_config.yaml").read_text())
+    assert {t["class_name"] for t in config["tools"]} == {"taskfactory.agent.verl_tool.CodeTool"}
+    tools = {t["tool_schema"]["function"]["name"]: verl_tool_class(
+        t["config"], SimpleNamespace(function=SimpleNamespace(name=t["tool_schema"]["function"]["name"])))
+        for t in config["tools"]}
+    row = next(r for r in pq.read_table(tmp_path / "v" / "test.parquet").to_pylist() if r["extra_info"]["data_file"])
+    name = row["extra_info"]["tools_kwargs"]["run_python"]["create_kwargs"]["data_filename"]
+    agent_data = _AgentData(row["extra_info"]["tools_kwargs"])
+
+    async def call(tool, code):   # what verl's ToolAgentLoop._call_tool does for each call
+        instance_id, _ = await tools[tool].create(create_kwargs=agent_data.tools_kwargs[tool]["create_kwargs"])
+        try:
+            response, reward, metrics = await tools[tool].execute(instance_id, {"code": code}, agent_data=agent_data)
+        finally:
+            await tools[tool].release(instance_id)
+        return response.text, reward, metrics["status"]
+
+    rows = len(next(r for r in iter_records(corpus) if r["task_id"] == row["extra_info"]["task_id"])["data_csv"]
+               .splitlines()) - 1
+    first = asyncio.run(call("run_python", f"import pandas as pd\nd = pd.read_csv({name!r})\nlen(d)"))
+    again = asyncio.run(call("run_python", "len(d) * 2"))
+    assert first == (f"{rows}\n", 0.0, "ok") and again == (f"{rows * 2}\n", 0.0, "ok")
+    if shutil.which("Rscript"):
+        assert asyncio.run(call("run_r", f"nrow(read.csv({name!r}))"))[0] == f"[1] {rows}\n"
+    bad = asyncio.run(tools["run_python"].execute("x", {"source": "1"}, agent_data=agent_data))[0].text
+    assert bad == '[run_python takes a JSON object with one string, "code"; nothing ran]'
+    space = agent_data.extra_fields["taskfactory_workspace"]
+    del agent_data
+    gc.collect()
+    assert space._slots == {}   # the trajectory ended: its sessions went back to the pool
 
 
 def test_lm_eval_task_folder_scores_a_right_and_a_wrong_answer(corpus, tmp_path):

@@ -10,9 +10,7 @@ ends; the sandbox's pool is shared by the samples of one process.
 
 from __future__ import annotations
 
-import atexit
 import json
-import threading
 from pathlib import Path
 
 from inspect_ai.agent import as_solver, react
@@ -24,22 +22,10 @@ from inspect_ai.util import concurrency, message_limit
 
 from ..reward import reward
 from .episode import TOOL_LANGUAGE, system_message, tool_schema
-from .sandbox import Sandbox
+from .sandbox import shared_sandbox
 
-_SANDBOX: Sandbox | None = None
-_LOCK = threading.Lock()
 #: Samples whose code runs at once in one process (each holds a session per language).
 SESSIONS = 4
-
-
-def shared_sandbox() -> Sandbox:
-    """The process's sandbox, started on first use and closed at exit."""
-    global _SANDBOX
-    with _LOCK:
-        if _SANDBOX is None:
-            _SANDBOX = Sandbox(pool=SESSIONS)
-            atexit.register(_SANDBOX.close)
-        return _SANDBOX
 
 
 def samples(export: Path, split: str) -> list[Sample]:
@@ -90,7 +76,7 @@ async def _in_thread(function, *args):
 def code_agent(max_turns: int = 20) -> Solver:
     """``react()`` with the sandbox's tools; one workspace per sample."""
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        box = shared_sandbox()
+        box = shared_sandbox(SESSIONS)
         meta = state.metadata
         files = {meta["data_filename"]: Path(meta["data_path"]).read_bytes()} if meta.get("data_path") else {}
         space = await _in_thread(box.workspace, files)

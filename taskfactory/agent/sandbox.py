@@ -26,7 +26,7 @@ a temporary folder and warns so on every start.
 
 from __future__ import annotations
 
-import fcntl
+import atexit
 import functools
 import itertools
 import os
@@ -528,6 +528,22 @@ class Sandbox:
         self.close()
 
 
+_SHARED: Sandbox | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_sandbox(pool: int = 4) -> Sandbox:
+    """One sandbox for the whole process (for frameworks that call tools from
+    many places): started on first use with ``pool`` ready sessions per
+    language, closed at exit."""
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = Sandbox(pool=pool)
+            atexit.register(_SHARED.close)
+        return _SHARED
+
+
 class Workspace:
     """One episode: the task's files and a session per language, with the episode's limits."""
 
@@ -536,10 +552,18 @@ class Workspace:
         self.limits = sandbox.limits
         self._slots: dict[str, _Slot] = {}
         self._lost: set[str] = set()
+        self._lock = threading.Lock()   # calls of one episode run one at a time
         self.calls, self.seconds = 0, 0.0
 
     def run(self, language: str, code: str) -> CallResult:
         """Run ``code`` in this episode's ``language`` session; never raises for what the code does."""
+        with self._lock:
+            return self._run(language, code)
+
+    def _run(self, language: str, code: str) -> CallResult:
+        if language not in self.sandbox.languages:
+            return CallResult(f"[this sandbox has no {language} session; it runs {', '.join(self.sandbox.languages)}]",
+                              "refused", 0.0)
         if self.calls >= self.limits.episode_calls:
             return CallResult(f"[refused: this episode's limit of {self.limits.episode_calls} calls is reached]",
                               "refused", 0.0)
@@ -586,9 +610,10 @@ class Workspace:
         return slot
 
     def close(self) -> None:
-        for slot in self._slots.values():
-            self.sandbox._give_back(slot)
-        self._slots.clear()
+        with self._lock:
+            for slot in self._slots.values():
+                self.sandbox._give_back(slot)
+            self._slots.clear()
         self.sandbox._open.discard(self)
 
     def __enter__(self) -> Workspace:
