@@ -1,23 +1,27 @@
-"""Code sessions for an agent: Python and R, each in its own bubblewrap sandbox.
+"""Code sessions for an agent: Python and R, each in a bubblewrap sandbox of its own.
 
-A :class:`Sandbox` keeps a warm pool of sessions per language (interpreters
-started and their libraries imported before an episode needs them); a
-:class:`Workspace` is one episode's view of it: the task's files, and one
-session per language, taken from the pool on its first call and kept until the
-workspace closes, so variables and loaded data persist between calls.
+A :class:`Sandbox` keeps a warm pool of sandboxes per language, each holding
+a fresh session; a :class:`Workspace` is one episode's view of it: the task's
+files, and one session per language, taken from the pool on its first call
+and kept until the workspace closes, so variables and loaded data persist
+between calls. A closed workspace's sandboxes are reset in the background
+(every process stopped, the folders emptied, a fresh session started) and
+handed out again. In each sandbox a keeper (:mod:`.servers`) imports the
+session's libraries once; a Python session is forked from it, an R session
+starts afresh.
 
-Each session runs in its own sandbox (Debian's ``bubblewrap``): its own
-network namespace (no network, not even the host's loopback), process, IPC
-and host-name namespaces; the system's ``/usr`` and the Python installation
-read-only, nothing else of the host (not the corpus, not the project, not
-the home folder); a private working folder ``/workspace`` and ``/tmp`` in
-memory with a size cap; an unprivileged user of its own (a user id per
-session where the sandbox starts as root, so that the process limit counts
-this session alone). Per call: wall time, and per process address space,
-file size, process count and CPU time; per episode: calls and seconds. A call
-past a limit is stopped, the agent is told in one line, and the session
-restarts on the next call, saying that its variables are gone. The output
-returned is cut to :attr:`Limits.output_chars`, head and tail kept.
+Each sandbox (Debian's ``bubblewrap``) has its own network namespace (no
+network, not even the host's loopback), process, IPC and host-name
+namespaces; the system's ``/usr`` and the Python installation read-only,
+nothing else of the host (not the corpus, not the project, not the home
+folder); a private working folder ``/workspace`` and ``/tmp`` in memory with a
+size cap; and an unprivileged user of its own for its sessions (a user id per
+sandbox where bubblewrap starts as root, so that the process limit counts
+that sandbox alone). Per call: wall time, and per process address space, file
+size, process count and CPU time; per episode: calls and seconds. A call past
+a limit is stopped, the agent is told in one line, and the session restarts
+on the next call, saying that its variables are gone. The output returned is
+cut to :attr:`Limits.output_chars`, head and tail kept.
 
 Without bubblewrap a sandbox refuses to start (:class:`IsolationError`)
 unless the caller asks for ``local=True``, which runs sessions unisolated in
@@ -115,10 +119,9 @@ def isolation_problem() -> str | None:
 def _namespace_args() -> list[str]:
     args = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--hostname", "sandbox"]
-    if os.getuid() == 0:   # privileged mode: the launcher becomes the session's own user
-        return args + ["--cap-drop", "ALL"] + [a for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN",
-                                                                         "CAP_KILL")
-                                               for a in ("--cap-add", cap)]
+    if os.getuid() == 0:   # privileged mode: the keeper stays root, its sessions become the sandbox's user
+        caps = ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_KILL")
+        return args + ["--cap-drop", "ALL"] + [a for cap in caps for a in ("--cap-add", cap)]
     return args + ["--unshare-user", "--disable-userns", "--uid", "65534", "--gid", "65534"]
 
 
@@ -147,8 +150,9 @@ def _ancestors(paths: list[str]) -> list[str]:
     seen = []
     for path in paths:
         for parent in reversed(Path(path).parents):
-            if str(parent) not in ("/", "/usr") and str(parent) not in seen and not str(parent).startswith("/usr/"):
-                seen.append(str(parent))
+            folder = str(parent)
+            if folder not in ("/", "/usr") and not folder.startswith("/usr/") and folder not in seen:
+                seen.append(folder)
     return seen
 
 
