@@ -31,6 +31,7 @@ a temporary folder and warns so on every start.
 from __future__ import annotations
 
 import atexit
+import fcntl
 import functools
 import itertools
 import os
@@ -62,6 +63,10 @@ WORKDIR = "/workspace"
 SYSTEM_FILES = ("/etc/R", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime")
 #: Session user ids where the sandbox starts as root: one per session, none a host account's.
 UID_BASE, UID_COUNT = 61000, 2000
+#: Where sandboxes claim their user ids (a lock file per id, root's own folder).
+UID_LOCKS = "/run/taskfactory-sandbox-uids" if os.path.isdir("/run") else os.path.join(tempfile.gettempdir(),
+                                                                                          "taskfactory-sandbox-uids")
+_UID_START = itertools.count((os.getpid() * 7919) % UID_COUNT)
 START_SECONDS = 120.0
 #: The longest reply word of the protocol, with room to spare.
 MESSAGE_MAX = 256
@@ -188,12 +193,10 @@ class _Gone(Exception):
 class _Slot:
     """One sandbox with its keeper, holding at most one session at a time."""
 
-    _uids = itertools.count((os.getpid() * 7919) % UID_COUNT)
-
     def __init__(self, language: str, limits: Limits, local: bool, preload: tuple[str, ...]):
         self.language, self.limits, self.local = language, limits, local
         self.folder = tempfile.mkdtemp(prefix="taskfactory-session-") if local else None
-        self.uid = UID_BASE + next(self._uids) % UID_COUNT if os.getuid() == 0 and not local else os.getuid()
+        self.uid, self._uid_claim = _claim_uid() if os.getuid() == 0 and not local else (os.getuid(), None)
         req_r, self.requests = os.pipe()
         self.replies, rep_w = os.pipe()
         self.output, out_w = os.pipe()
@@ -377,8 +380,27 @@ class _Slot:
         self.process.wait()
         for fd in (self.requests, self.replies, self.output, self.orders, self.answers):
             os.close(fd)
+        if self._uid_claim is not None:
+            os.close(self._uid_claim)   # the user id is free for another sandbox
         if self.folder:
             shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _claim_uid() -> tuple[int, int]:
+    """A session user id no other sandbox on this host holds, and the open
+    lock file that holds it (released when closed, or when this process ends)."""
+    os.makedirs(UID_LOCKS, mode=0o700, exist_ok=True)
+    start = next(_UID_START)
+    for step in range(UID_COUNT):
+        uid = UID_BASE + (start + step) % UID_COUNT
+        fd = os.open(os.path.join(UID_LOCKS, str(uid)), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return uid, fd
+    raise IsolationError(f"all {UID_COUNT} sandbox user ids ({UID_BASE}-{UID_BASE + UID_COUNT - 1}) are in use")
 
 
 def _processes_of(uid: int) -> int:

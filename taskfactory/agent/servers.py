@@ -27,7 +27,7 @@ every call the session stops every process the call left behind.
 """
 
 KEEPER = r'''
-import ast, ctypes, fcntl, os, resource, select, shutil, signal, struct, sys, time, traceback
+import ast, ctypes, fcntl, os, resource, select, signal, stat, struct, sys, time, traceback
 uid, address, fsize, nproc, cpu = (int(a) for a in sys.argv[1:6])
 pipes = [int(a) for a in sys.argv[6:10]]
 workdir, language, site = sys.argv[10], sys.argv[11], sys.argv[12]
@@ -106,14 +106,26 @@ def stop_all(session):
 
 
 def emptied(folder):
+    """Remove what sessions made under folder. Mount points (the read-only
+    binds of the host's libraries may lie under /tmp) and the folders that
+    hold them stay; True when folder holds one."""
+    device = os.lstat(folder).st_dev
+    holds_mount = False
     for entry in os.listdir(folder):
         path = os.path.join(folder, entry)
-        if os.path.isdir(path) and not os.path.islink(path):
-            os.chmod(path, 0o700)
-            emptied(path)
-            os.rmdir(path)
+        info = os.lstat(path)
+        if info.st_dev != device:
+            holds_mount = True
+        elif stat.S_ISDIR(info.st_mode):
+            if info.st_uid == os.getuid():
+                os.chmod(path, 0o700)
+            if emptied(path):
+                holds_mount = True
+            else:
+                os.rmdir(path)
         else:
             os.unlink(path)
+    return holds_mount
 
 
 def clean():
