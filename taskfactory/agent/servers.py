@@ -72,7 +72,33 @@ def as_session_user():
 
 
 def others():
-    return [int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) not in (1, keeper)]
+    """The sandbox's live processes but its init and the keeper (zombies aside)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in (1, keeper):
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    if fh.read().rpartition(b")")[2].split()[0] != b"Z":
+                        pids.append(int(entry))
+            except OSError:
+                pass
+    return pids
+
+
+def stop(keep=()):
+    """SIGKILL every process of others() but ``keep`` until none is left; False if some outlive 1 s."""
+    for _ in range(500):
+        pids = [pid for pid in others() if pid not in keep]
+        if not pids:
+            return True
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        reap()
+        time.sleep(0.002)
+    return False
 
 
 def reap():
@@ -91,18 +117,7 @@ def stop_all(session):
             pass
         reap()
         return True
-    for _ in range(500):
-        pids = others()
-        if not pids:
-            return True
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        reap()
-        time.sleep(0.002)
-    return False
+    return stop()
 
 
 def emptied(folder):
@@ -169,15 +184,8 @@ def serve_python():
         replies.write(struct.pack(">I", len(word)) + word.encode())
 
     def stop_strays():
-        if not contained:
-            return
-        for pid in others():
-            if pid != me:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-        reap()
+        if contained:
+            stop(keep=(me,))
 
     def shown_error(exc):
         lines = traceback.format_exception(exc)
@@ -283,8 +291,18 @@ stop_strays <- function() {
   if (Sys.getenv("TF_CONTAINED") != "1") return(invisible(NULL))
   pids <- suppressWarnings(as.integer(list.files("/proc")))
   keep <- c(1L, Sys.getpid(), as.integer(Sys.getenv("TF_KEEPER")))
-  pids <- pids[!is.na(pids) & !(pids %in% keep)]
-  if (length(pids)) tools::pskill(pids, tools::SIGKILL)
+  for (attempt in 1:500) {
+    live <- pids[!is.na(pids) & !(pids %in% keep) & file.exists(file.path("/proc", pids))]
+    live <- live[vapply(live, function(p) {
+      state <- tryCatch(strsplit(sub(".*\\) ", "", readLines(file.path("/proc", p, "stat"), warn = FALSE)), " ")[[1]][1],
+                        error = function(e) "Z")
+      state != "Z"
+    }, logical(1))]
+    if (!length(live)) break
+    tools::pskill(live, tools::SIGKILL)
+    Sys.sleep(0.002)
+    pids <- suppressWarnings(as.integer(list.files("/proc")))
+  }
   invisible(NULL)
 }
 shown_call <- function(cond) {
