@@ -12,17 +12,19 @@ tasks, the tasks as the other formats read them):
 - ``jsonl``: one task per line: task_id, split, prompt, delivery, data_file,
   answer_kind, ground_truth (what :func:`taskfactory.reward.reward` grades
   against) and the task's coordinates;
-- ``verl``: ``<split>.parquet`` with data_source, prompt (chat messages),
-  ability, reward_model {style: rule, ground_truth: JSON} and extra_info
-  (task_id, split, index, data_file, tools_kwargs), scored by
-  :func:`taskfactory.reward.compute_score`;
+- ``verl``: ``<split>.parquet`` for verl's multi-turn tool agent loop
+  (data_source, agent_name, prompt as chat messages, ability, reward_model
+  {style: rule, ground_truth: JSON}, extra_info with tools_kwargs), the tool
+  config naming :class:`taskfactory.agent.verl_tool.CodeTool`, ``reward.py``
+  and ``prompt_lengths.json``;
 - ``lm-eval``: a task folder (``taskfactory_<split>.yaml`` and ``utils.py``)
   for ``lm_eval --include_path DEST``; the data always inline;
-- ``inspect``: ``taskfactory_inspect.py``, an Inspect AI task whose samples
-  carry the CSV in ``Sample.files`` and whose scorer is the reward;
-- ``verifiers``: a package folder ``taskfactory_env/`` whose
-  ``load_environment(split=..., num_examples=..., seed=...)`` returns a
-  single-turn environment with the reward's parts in its rubric.
+- ``inspect``: ``taskfactory_inspect.py``, Inspect AI tasks whose samples
+  carry the CSV in ``Sample.files``: a ReAct agent with the sandbox's tools,
+  and a single-turn variant; the scorer is the reward;
+- ``verifiers``: a package folder ``taskfactory_env/`` (verifiers 0.4) whose
+  Taskset holds its tasks, the CSV in each, with the sandbox's tools as a
+  Toolset (:mod:`taskfactory.agent.verifiers_env`).
 
 Only files this module writes are written; DEST must be a new or empty folder
 (:func:`taskfactory.folders.check_new_folder`).
@@ -49,8 +51,6 @@ DATA_SOURCE = "taskfactory"
 ABILITY = "statistics"
 COLUMNS = ["task_id", "split", "method", "scenario", "n", "effect", "prompt_style", "perturbation", "trap",
            "prompt", "data_csv", "data_filename", "answer_kind", "gold", "accepted"]
-#: The verifiers API the exported environment is written for.
-VERIFIERS_API = "verifiers>=0.3,<0.4"   # SingleTurnEnv and Rubric; 0.4 moved to another API
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.csv$")
 
 
@@ -127,10 +127,10 @@ def export(corpus, to: str, dest, data: str = "auto", inline_max: int = INLINE_M
         path.write_text(text, encoding="utf-8", newline="")
     for split, rows in rows_by_split.items():
         atomic_write_text(dest / f"tasks-{split}.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
-    if to == "verl":
-        _verl(dest.resolve(), rows_by_split, csvs)
+    if to in ("verl", "verifiers"):
+        (_verl if to == "verl" else _verifiers)(dest.resolve(), rows_by_split, csvs)
     elif to != "jsonl":
-        {"lm-eval": _lm_eval, "inspect": _inspect, "verifiers": _verifiers}[to](dest.resolve(), rows_by_split)
+        {"lm-eval": _lm_eval, "inspect": _inspect}[to](dest.resolve(), rows_by_split)
     return counts
 
 
@@ -285,53 +285,23 @@ def _inspect(dest: Path, rows_by_split: dict) -> None:
 
 # -- verifiers ------------------------------------------------------------------------
 
-_VERIFIERS = '''"""A verifiers environment of a taskfactory export (@API@).
+_VERIFIERS = '''"""A verifiers environment of a taskfactory export (verifiers 0.4, ``verifiers.v1``).
 
-    import verifiers as vf
-    env = vf.load_environment("taskfactory_env")   # once installed: pip install -e DEST/taskfactory_env
+    pip install -e taskfactory_env
+    vf-eval taskfactory-env --env.agent.harness.id null --env.agent.runtime.type subprocess \\
+        --env.taskset.split test -m MODEL --client.base-url URL -n 20 -r 1
 """
 
-import json
-import random
 from pathlib import Path
 
-import verifiers as vf
-from datasets import Dataset
-
-from taskfactory.reward import reward
-
-EXPORT = Path(@EXPORT@)
+from taskfactory.agent.verifiers_env import ExportTaskset
 
 
-def _rows(split, num_examples, seed):
-    with open(EXPORT / f"tasks-{split}.jsonl", encoding="utf-8") as fh:
-        rows = [json.loads(line) for line in fh]
-    if seed is not None:
-        random.Random(seed).shuffle(rows)
-    if num_examples is not None and num_examples >= 0:
-        rows = rows[:num_examples]
-    return [{"question": r["prompt"], "answer": json.dumps(r["ground_truth"]),
-              "info": {"task_id": r["task_id"], "data_file": r["data_file"] or ""}} for r in rows]
+class TaskfactoryTaskset(ExportTaskset):
+    FOLDER = Path(__file__).resolve().parent
 
 
-def _text(completion):
-    if isinstance(completion, str):
-        return completion
-    return "".join(m.get("content") or "" for m in completion if m.get("role") == "assistant")
-
-
-def _part(name):
-    def part(completion, answer, **kwargs):
-        return float(getattr(reward(json.loads(answer), _text(completion)), name) or 0.0)
-    part.__name__ = name
-    return part
-
-
-def load_environment(split="test", num_examples=None, seed=None, **kwargs):
-    dataset = Dataset.from_list(_rows(split, num_examples, seed))
-    rubric = vf.Rubric(funcs=[_part("reward"), _part("r_p"), _part("r_c"), _part("raw"), _part("strict")],
-                       weights=[1.0, 0.0, 0.0, 0.0, 0.0])
-    return vf.SingleTurnEnv(dataset=dataset, rubric=rubric, **kwargs)
+__all__ = ["TaskfactoryTaskset"]
 '''
 
 _VERIFIERS_PYPROJECT = '''[project]
@@ -339,7 +309,8 @@ name = "taskfactory-env"
 version = "0.1.0"
 description = "A verifiers environment of a taskfactory export"
 requires-python = ">=3.11"
-dependencies = ["{api}", "taskfactory", "datasets"]
+# verifiers is not named: installing this package never changes the verifiers a user has (0.4 or newer).
+dependencies = ["taskfactory"]
 
 [build-system]
 requires = ["hatchling"]
@@ -350,9 +321,14 @@ packages = ["taskfactory_env"]
 '''
 
 
-def _verifiers(dest: Path, rows_by_split: dict) -> None:
+def _verifiers(dest: Path, rows_by_split: dict, csvs: dict) -> None:
+    """A package whose Taskset reads its own copy of the tasks (the CSV in each task, no paths)."""
     package = dest / "taskfactory_env"
     (package / "taskfactory_env").mkdir(parents=True)
-    code = _VERIFIERS.replace("@API@", VERIFIERS_API).replace("@EXPORT@", repr(str(dest)))
-    atomic_write_text(package / "taskfactory_env" / "__init__.py", code)
-    atomic_write_text(package / "pyproject.toml", _VERIFIERS_PYPROJECT.replace("{api}", VERIFIERS_API))
+    atomic_write_text(package / "taskfactory_env" / "__init__.py", _VERIFIERS)
+    atomic_write_text(package / "pyproject.toml", _VERIFIERS_PYPROJECT)
+    for split, rows in rows_by_split.items():
+        lines = [json.dumps({"task_id": r["task_id"], "prompt": r["prompt"], "ground_truth": r["ground_truth"],
+                             "data_filename": r["data_filename"] if r["task_id"] in csvs else None,
+                             "data_csv": csvs.get(r["task_id"])}) + "\n" for r in rows]
+        atomic_write_text(package / "taskfactory_env" / f"tasks-{split}.jsonl", "".join(lines))

@@ -10,6 +10,7 @@ import importlib.util
 import json
 import shutil
 import sys
+import tomllib
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -298,18 +299,25 @@ def test_inspect_react_agent_runs_its_code_in_the_sandbox_on_the_samples_csv(cor
     assert log.samples[0].scores["taskfactory_reward"].value == {"reward": 1.0, "raw": 1.0, "strict": 1.0}
 
 
-def test_verifiers_environment_loads_where_verifiers_is_installed(corpus, tmp_path):
-    export(corpus, "verifiers", tmp_path / "vf")
-    source = (tmp_path / "vf" / "taskfactory_env" / "taskfactory_env" / "__init__.py").read_text()
+def test_verifiers_package_holds_its_tasks_with_their_csv_and_loads_where_verifiers_is_installed(corpus, tmp_path):
+    export(corpus, "verifiers", tmp_path / "vf", data="file")
+    package = tmp_path / "vf" / "taskfactory_env"
+    source = (package / "taskfactory_env" / "__init__.py").read_text()
     compile(source, "taskfactory_env", "exec")
-    vf = pytest.importorskip("verifiers", reason="verifiers is not installed (an optional framework)")
-    if not hasattr(vf, "SingleTurnEnv"):
-        pytest.skip(f"verifiers {vf.__version__} has another API than the 0.3 series the export targets")
-    sys.path.insert(0, str(tmp_path / "vf" / "taskfactory_env"))
+    assert "verifiers" not in tomllib.loads((package / "pyproject.toml").read_text())["project"]["dependencies"]
+    records = {r["task_id"]: r for r in iter_records(corpus)}
+    rows = [json.loads(line) for line in (package / "taskfactory_env" / "tasks-test.jsonl").open()]
+    assert sorted(r["task_id"] for r in rows) == sorted(t for t, r in records.items() if r["split"] == "test")
+    assert all(r["data_csv"] == records[r["task_id"]]["data_csv"] and str(tmp_path) not in json.dumps(r) for r in rows)
+    vf = pytest.importorskip("verifiers.v1", reason="verifiers 0.4 is not installed (an optional framework)")
+    sys.path.insert(0, str(package))
     try:
         import taskfactory_env
-        env = taskfactory_env.load_environment(split="train", num_examples=2, seed=0)
-        assert len(env.dataset) == 2
+        from taskfactory.agent.verifiers_env import TaskfactoryConfig
+        taskset = taskfactory_env.TaskfactoryTaskset(TaskfactoryConfig(split="test"))   # as vf-eval makes it
+        tasks = list(taskset)
+        assert [t.data.task_id for t in tasks] == [r["task_id"] for r in rows]
+        assert isinstance(taskset, vf.Taskset) and tasks[0].data.prompt[0].role == "system"
     finally:
         sys.path.pop(0)
 
