@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import re
 import threading
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 import taskfactory as tf
@@ -238,3 +240,33 @@ def test_an_agent_task_from_a_closed_form_record_has_no_file(records):
     record = next(r for r in records.values() if r["data_csv"] is None)
     task = AgentTask.from_record(record)
     assert task.files() == {} and task.data_filename is None
+
+
+REPLIES = yaml.safe_load((Path(__file__).parent / "adversarial" / "agent" / "replies.yaml").read_text())
+
+
+def _hostile(message):
+    """The message of a replies.yaml case, its placeholders made."""
+    if message == "@text@":
+        return "METHOD: t"
+    calls = message.get("tool_calls")
+    if calls == "@hundred@":
+        message["tool_calls"] = [tool_call("run_python", {"code": f"{i}"})["tool_calls"][0] for i in range(100)]
+    elif isinstance(calls, list) and calls and isinstance(calls[0], dict) \
+            and calls[0]["function"].get("arguments") == "@deep@":
+        calls[0]["function"]["arguments"] = "[" * 10_000 + "]" * 10_000
+    return message
+
+
+@pytest.mark.parametrize("case", REPLIES, ids=[c["name"] for c in REPLIES])
+def test_a_hostile_reply_is_answered_in_one_line_and_never_raises(case, records, sandbox):
+    record = next(r for r in records.values() if r["data_filename"])
+    env = Environment(sandbox, max_turns=5)
+    env.reset(record)
+    observation, reward, done, info = env.step(_hostile(case["message"]))
+    tools = [m for m in observation["messages"] if m["role"] == "tool"]
+    assert (tools[0]["content"] if tools else None) == case["tool"]
+    assert info.ended == case["ended"] and done == (case["ended"] is not None)
+    if case["name"] == "a hundred tool calls in one message":   # the episode's call limit holds
+        assert tools[-1]["content"] == "[refused: this episode's limit of 40 calls is reached]"
+    env.close()

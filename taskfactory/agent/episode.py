@@ -189,10 +189,11 @@ class Environment:
             self.workspace = None
 
 
-def _assistant(message: Mapping) -> dict:
-    """The assistant message as a plain dict of the fields the chat protocol has."""
+def _assistant(message) -> dict:
+    """The assistant message as a plain dict of the fields the chat protocol has
+    (a reply that is not a mapping is a message without content)."""
     if not isinstance(message, Mapping):
-        raise TypeError("an assistant message is a mapping with 'content' and optional 'tool_calls'")
+        message = {}
     out = {"role": "assistant", "content": message.get("content") if isinstance(message.get("content"), str) else None}
     calls = message.get("tool_calls")
     if isinstance(calls, list) and calls:
@@ -210,7 +211,7 @@ def _read_call(call: Mapping) -> tuple[str, str, str | None]:
     arguments = function.get("arguments")
     try:
         parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
-    except ValueError:
+    except (ValueError, RecursionError):   # not JSON, or nested past the parser's depth
         parsed = None
     code = parsed.get("code") if isinstance(parsed, Mapping) else None
     if not isinstance(code, str):
