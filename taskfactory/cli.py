@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -214,12 +215,12 @@ def agent_eval(corpus, out, agent, base_url, model, api_key_env, temperature, ma
         taskfactory agent-eval corpus/ --base-url http://127.0.0.1:8000/v1 --model m -o runs.jsonl
     """
     from .agent import Limits
-    from .agent.evaluate import ChatAgent, agent_eval as run_agents, api_key
+    from .agent.evaluate import ChatAgent, agent_eval as run_agents
 
     if agent == "chat":
         if not base_url or not model:
             raise click.UsageError("--agent chat needs --base-url and --model")
-        agent = ChatAgent(base_url, model, api_key(api_key_env), temperature, max_tokens)
+        agent = ChatAgent(base_url, model, os.environ.get(api_key_env) or None, temperature, max_tokens)
     else:
         agent = "reference"
     summary = run_agents(corpus, out, agent, runs, concurrency, max_turns, split, method, limit,

@@ -18,7 +18,6 @@ tries it again.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 import threading
@@ -268,8 +267,3 @@ def agent_eval(corpus, out, agent, runs: int = 1, concurrency: int = 1, max_turn
         agent.close()
     summary.seconds = time.monotonic() - started
     return summary
-
-
-def api_key(variable: str) -> str | None:
-    """The endpoint's key from ``variable`` (None where it is not set)."""
-    return os.environ.get(variable) or None

@@ -247,44 +247,44 @@ class _Slot:
         env.update({v: "1" for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")})
         return env
 
-    def _order(self, order: bytes, want: str, seconds: float) -> None:
-        """Give the keeper ``order`` and wait for its answer ``want``."""
+    def _expect(self, fd: int, want: str, seconds: float, what: str) -> None:
+        """Wait for the word ``want`` on ``fd``; otherwise end the sandbox and
+        raise ``what`` with what came instead and its last line of output. A
+        session's ``ended <status>`` on the keeper's pipe is passed over."""
         capture = _Capture(4000)
+        deadline = time.monotonic() + seconds
         try:
-            os.write(self.orders, order)
-            while (word := self._await(self.answers, capture, time.monotonic() + seconds)) != want:
-                if word is None or not word.startswith("ended "):
-                    raise _Gone(word or "no answer")
+            word = self._await(fd, capture, deadline)
+            while fd == self.answers and word is not None and word.startswith("ended ") and word != want:
+                word = self._await(fd, capture, deadline)
         except (OSError, _Gone) as exc:
+            word = str(exc)
+        if word != want:
             said = capture.text().strip().splitlines()
             self.kill()
-            raise IsolationError(f"the {self.language} sandbox failed ({exc}" + (f": {said[-1]}" if said else "")
-                                 + ")") from None
+            raise IsolationError(f"{what} ({word or 'no answer'}" + (f": {said[-1]}" if said else "") + ")")
+
+    def _order(self, order: bytes, want: str) -> None:
+        """Give the keeper ``order`` and wait for its answer ``want``."""
+        try:
+            os.write(self.orders, order)
+        except OSError as exc:
+            self.kill()
+            raise IsolationError(f"the {self.language} sandbox failed ({exc})") from None
+        self._expect(self.answers, want, 30, f"the {self.language} sandbox failed")
 
     def start(self) -> None:
         """Wait for the keeper (its libraries imported), then for its first session."""
-        capture = _Capture(4000)
-        word = self._await(self.answers, capture, time.monotonic() + START_SECONDS)
-        if word != "up":
-            said = capture.text().strip().splitlines()
-            self.kill()
-            raise IsolationError(f"the {self.language} sandbox did not start ({word or 'no answer'}"
-                                 + (f": {said[-1]}" if said else "") + ")")
+        self._expect(self.answers, "up", START_SECONDS, f"the {self.language} sandbox did not start")
         self.spawn()
 
     def spawn(self) -> None:
-        self._order(b"s", "spawned", 30)
-        capture = _Capture(4000)
-        word = self._await(self.replies, capture, time.monotonic() + START_SECONDS)
-        if word != "ready":
-            said = capture.text().strip().splitlines()
-            self.kill()
-            raise IsolationError(f"the {self.language} session did not start ({word or 'no reply'}"
-                                 + (f": {said[-1]}" if said else "") + ")")
+        self._order(b"s", "spawned")
+        self._expect(self.replies, "ready", START_SECONDS, f"the {self.language} session did not start")
 
     def reset(self) -> None:
         """Stop the session and everything it started, empty its folders, start a fresh session."""
-        self._order(b"k", "clean", 30)
+        self._order(b"k", "clean")
         self._drain(self.replies, None)
         self._drain(self.output, None)
         self._buffers[self.replies].clear()
