@@ -11,7 +11,6 @@ import json
 import shutil
 import sys
 import tomllib
-from pathlib import Path
 from types import SimpleNamespace
 
 import pyarrow.parquet as pq
