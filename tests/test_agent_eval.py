@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 import taskfactory as tf
 from taskfactory.agent import Sandbox, isolation_problem
-from taskfactory.agent.episode import TOOLS, AgentTask, Environment
+from taskfactory.agent.episode import TOOLS, AgentTask, Environment, code_blocks
 from taskfactory.agent.evaluate import ChatAgent, agent_eval, read_done
 from taskfactory.cli import main
 from taskfactory.corpus import iter_records
@@ -201,6 +201,13 @@ def test_fences_mode_runs_python_and_r_blocks_from_plain_text(records, sandbox):
                                    "```\n43\n\n```"}
     _, _, done, info = env.step({"role": "assistant", "content": "No code: my answer."})
     assert done and info.ended == "answered"
+
+
+def test_code_fences_are_read_in_one_pass_over_the_lines():
+    # a hundred thousand openers never closed: a backtracking pattern took minutes here
+    assert code_blocks("```python\n" * 100_000) == []
+    assert code_blocks("a\n```R\nx <- 1\n```\n```py\nprint(2)\n```  \n```r\nnot closed") == [
+        ("r", "x <- 1\n"), ("python", "print(2)\n")]
 
 
 def test_an_endpoint_that_fails_is_retried_then_counted_and_nothing_is_written(corpus, records, sandbox, tmp_path):

@@ -35,7 +35,25 @@ _DESCRIPTIONS = {
     "r": "Run R code (with the recommended packages, survival, MASS, sandwich, lmtest and the others the tasks use) "
          "in this task's session and return what it printed. Variables persist between calls.",
 }
-_FENCE = re.compile(r"^```[ \t]*(python|py|r|R)[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
+_OPENER = re.compile(r"```[ \t]*(python|py|r|R)[ \t]*")
+_CLOSER = re.compile(r"```[ \t]*")
+
+
+def code_blocks(text: str) -> list[tuple[str, str]]:
+    """The ```python / ```r blocks of ``text``, as (language, code), in one pass
+    over its lines (a block not closed is not run)."""
+    blocks, language, lines = [], None, []
+    for line in text.split("\n"):
+        if language is None:
+            opener = _OPENER.fullmatch(line)
+            if opener:
+                language, lines = ("python" if opener.group(1).lower() in ("python", "py") else "r"), []
+        elif _CLOSER.fullmatch(line):
+            blocks.append((language, "\n".join(lines) + "\n"))
+            language = None
+        else:
+            lines.append(line)
+    return blocks
 
 
 def tool_schema(language: str) -> dict:
@@ -173,12 +191,11 @@ class Environment:
         return replies
 
     def _run_fences(self, text: str) -> list[dict] | None:
-        blocks = _FENCE.findall(text)
+        blocks = code_blocks(text)
         if not blocks:
             return None
         parts = []
-        for number, (lang, code) in enumerate(blocks, 1):
-            language = "python" if lang.lower() in ("python", "py") else "r"
+        for number, (language, code) in enumerate(blocks, 1):
             self.info.tool_calls.append({"name": f"run_{language}", "code": code})
             parts.append(f"Output of block {number} ({language}):\n```\n{self._run(language, code)}\n```")
         return [{"role": "user", "content": "\n\n".join(parts)}]
