@@ -118,8 +118,12 @@ class ReferenceAgent:
                 return {"role": "assistant", "content": None, "tool_calls": [call]}, {}
             printed = dict(_ANSWER_LINE.findall(messages[-1]["content"]))
             lines = [f"{key}: {value}" for key, value in printed.items()]
-            if "P_VALUE" in printed:
-                decision = "reject" if float(printed["P_VALUE"]) <= alpha else "fail to reject"
+            try:
+                p_value = float(printed["P_VALUE"]) if "P_VALUE" in printed else None
+            except ValueError:   # NA: the answer stays without a decision, and is graded so
+                p_value = None
+            if p_value is not None:
+                decision = "reject" if p_value <= alpha else "fail to reject"
                 lines = [f"METHOD: {label}", f"P_VALUE: {printed['P_VALUE']}", f"DECISION: {decision}"]
             return {"role": "assistant", "content": "\n".join(lines)}, {}
         return reply
