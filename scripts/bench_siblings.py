@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -38,13 +39,16 @@ from statsmodels.stats.diagnostic import het_breuschpagan
 
 import taskfactory as tf
 from taskfactory.analysis import prepare, read_csv_text
+from taskfactory.answers import SCORE_Z_CAP, capped_z
 from taskfactory.catalogue import get_scenario
 from taskfactory.corpus import iter_records
 from taskfactory.methods._models import model_matrix
+from taskfactory.reward import Answer, reward
 
 #: A normality test rejecting at this level marks a sample as not normal.
 NORMALITY_ALPHA = 0.01
-COLUMNS = ["task_id", "method", "scenario", "n", "prompt", "prompt_style", "data_csv", "roles", "accepted"]
+COLUMNS = ["task_id", "method", "scenario", "n", "prompt", "prompt_style", "data_csv", "roles", "accepted",
+           "gold", "alpha", "effect", "data_dictionary"]
 
 
 def kinds() -> dict[str, list[str]]:
@@ -185,6 +189,112 @@ def text_classifier(records: list[dict]) -> dict:
     return out
 
 
+def _blind_answers(rec: dict) -> dict:
+    """{sibling: the reward, Raw and Strict of running its canonical test on
+    this task's data and naming it on the METHOD line} (reward 0 where the test
+    cannot run on these data)."""
+    kind = tf.get_family(rec["method"]).question_kind
+    scen = get_scenario(rec["method"], rec["scenario"])
+    data = read_csv_text(rec["data_csv"])
+    out = {}
+    for name in kinds()[kind]:
+        sibling = tf.get_family(name)
+        roles = {role: scen.roles[role] for role in sibling.roles if role in scen.roles}
+        try:
+            p = tf.analyse(name, data, roles, alpha=rec["alpha"], ranges=scen.ranges()).pvalue
+        except tf.TaskFactoryError:
+            out[name] = (0.0, False, False)
+            continue
+        decision = "reject" if p < rec["alpha"] else "fail to reject"
+        result = reward(rec, Answer({"p_value": p, "decision": decision}, sibling.test_name.label))
+        out[name] = (result.reward, result.raw, result.strict)
+    return out
+
+
+def blind_policies(records: list[dict], jobs: int) -> dict:
+    """Per question kind: each sibling's test run as a fixed policy on every
+    task of the kind (mean reward, Raw, Strict, overall and per family), and
+    the best of them, the policy that never looks at the data."""
+    with ProcessPoolExecutor(jobs) as pool:
+        answers = list(pool.map(_blind_answers, records, chunksize=32))
+    kind_of = {name: kind for kind, names in kinds().items() for name in names}
+    out = {}
+    for kind, names in kinds().items():
+        rows = [(rec["method"], a) for rec, a in zip(records, answers) if kind_of[rec["method"]] == kind]
+        if not rows:
+            continue
+        policies = {}
+        for name in names:
+            scores = np.array([a[name] for _, a in rows], dtype=float)
+            by_family = {fam: float(np.mean([a[name][0] for m, a in rows if m == fam]))
+                         for fam in names if any(m == fam for m, _ in rows)}
+            policies[name] = {"reward": float(scores[:, 0].mean()), "raw": float(scores[:, 1].mean()),
+                              "strict": float(scores[:, 2].mean()), "by_family": by_family}
+        best = max(policies, key=lambda name: policies[name]["reward"])
+        out[kind] = {"tasks": len(rows), "blind": best, "policies": policies}
+    total = sum(row["tasks"] for row in out.values())
+    overall = sum(row["tasks"] * row["policies"][row["blind"]]["reward"] for row in out.values()) / max(total, 1)
+    return {"overall": overall, "tasks": total, "kinds": out}
+
+
+def _artefacts(rec: dict) -> dict:
+    """Numbers a look at the file's shape gives without any statistics: rows,
+    columns, blank cells; per category role but the outcome (whose shares are
+    data, as the expected counts of a table) its level count, the first-listed
+    level's share, the smallest and largest shares; per cluster or unit role
+    the count of clusters and rows per cluster."""
+    data = read_csv_text(rec["data_csv"])
+    types = {entry["name"]: entry["type"] for entry in rec["data_dictionary"]}
+    feats = {"n": rec["n"], "rows": len(data), "columns": data.shape[1],
+             "blank": float(data.isna().to_numpy().mean())}
+    for role, column in sorted((rec["roles"] or {}).items()):
+        if role == "outcome" or not isinstance(column, str) or column not in data:
+            continue
+        values = data[column].dropna().astype(str)
+        if types.get(column) == "category" and len(values):
+            shares = values.value_counts(normalize=True, sort=False)
+            feats |= {f"{role}_levels": len(shares), f"{role}_first": float(shares.iloc[0]),
+                      f"{role}_min": float(shares.min()), f"{role}_max": float(shares.max())}
+        elif role in ("cluster", "unit") and len(values):
+            sizes = values.value_counts().to_numpy(float)
+            feats |= {f"{role}_count": len(sizes), f"{role}_mean": sizes.mean(), f"{role}_min": sizes.min(),
+                      f"{role}_max": sizes.max(), f"{role}_sd": sizes.std()}
+    return feats
+
+
+def artefact_classifier(records: list[dict]) -> dict:
+    """Per question kind: grouped-CV accuracy (scenarios held out) of gradient
+    boosting on :func:`_artefacts`, and the majority rate."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.model_selection import GroupKFold, cross_val_score
+
+    out = {}
+    for kind, names in kinds().items():
+        recs = [r for r in records if r["method"] in names]
+        if len({r["method"] for r in recs}) < 2 or len({r["scenario"] for r in recs}) < 2:
+            continue
+        feats = [_artefacts(r) for r in recs]
+        keys = sorted({k for f in feats for k in f})
+        X = np.array([[f.get(k, np.nan) for k in keys] for f in feats], dtype=float)
+        labels = [r["method"] for r in recs]
+        groups = [r["scenario"] for r in recs]
+        scores = cross_val_score(HistGradientBoostingClassifier(max_iter=100, random_state=0), X, labels,
+                                 groups=groups, cv=GroupKFold(n_splits=min(5, len(set(groups)))))
+        majority = max(labels.count(name) for name in names) / len(labels)
+        out[kind] = {"tasks": len(recs), "accuracy": float(np.mean(scores)), "majority": majority}
+    return out
+
+
+def capped_share(records: list[dict]) -> dict:
+    """Share of p-value tasks whose gold z is at the reward's cap, per effect level."""
+    by_effect = defaultdict(list)
+    for rec in records:
+        by_effect[rec["effect"]].append(capped_z(rec["gold"]["p_value"]) >= SCORE_Z_CAP)
+    every = [flag for flags in by_effect.values() for flag in flags]
+    return {"all": float(np.mean(every)) if every else 0.0,
+            **{effect: float(np.mean(flags)) for effect, flags in sorted(by_effect.items())}}
+
+
 def load(corpus: Path) -> list[dict]:
     """The basic-style tasks of sibling families (those the rules and the classifier judge)."""
     siblings = {name for names in kinds().values() for name in names}
@@ -208,7 +318,20 @@ def main(argv=None) -> int:
             print(f"built {summary.tasks} tasks in {time.perf_counter() - start:.1f} s")
         records = load(corpus)
     text = text_classifier(records)
+    artefacts = artefact_classifier(records)
     rules = data_rules(records)
+    blind = blind_policies(records, args.jobs)
+    capped = capped_share(records)
+    print(f"{'question kind':<22} {'tasks':>6} {'blind test':<22} {'reward':>7} {'Raw':>6} {'Strict':>7}")
+    for kind, row in blind["kinds"].items():
+        best = row["policies"][row["blind"]]
+        print(f"{kind:<22} {row['tasks']:>6} {row['blind']:<22} {best['reward']:>7.3f} {best['raw']:>6.3f}"
+              f" {best['strict']:>7.3f}")
+    print(f"{'every kind':<22} {blind['tasks']:>6} {'':<22} {blind['overall']:>7.3f}")
+    print(f"{'question kind':<22} {'tasks':>6} {'artefact accuracy':>18} {'majority':>9}")
+    for kind, row in artefacts.items():
+        print(f"{kind:<22} {row['tasks']:>6} {row['accuracy']:>18.3f} {row['majority']:>9.3f}")
+    print("gold z at the reward's cap: " + ", ".join(f"{k} {v:.3f}" for k, v in capped.items()))
     print(f"{'question kind':<16} {'tasks':>6} {'text accuracy':>14} {'majority':>9}")
     for kind, row in text.items():
         print(f"{kind:<16} {row['tasks']:>6} {row['accuracy']:>14.3f} {row['majority']:>9.3f}")
@@ -216,7 +339,8 @@ def main(argv=None) -> int:
     for key, row in rules.items():
         print(f"{key:<36} {row['tasks']:>6} {row['right']:>17.3f}")
     if args.json_out:
-        Path(args.json_out).write_text(json.dumps({"text": text, "data": rules}, indent=1))
+        Path(args.json_out).write_text(json.dumps({"text": text, "artefacts": artefacts, "data": rules,
+                                                  "blind": blind, "capped": capped}, indent=1))
     return 0
 
 

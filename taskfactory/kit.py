@@ -20,6 +20,19 @@ import numpy as np
 DESIGN_TYPES = ("cluster", "unit", "period")
 
 
+#: The smaller group's share of the rows in every two-group design.
+SMALLER_GROUP_SHARE = (0.25, 0.45)
+
+
+def first_group_share(rng) -> float:
+    """The first-listed group's share of the rows, drawn the same way for every
+    two-group design: the smaller group holds :data:`SMALLER_GROUP_SHARE` of
+    them and is listed first or second at random, so neither the sizes nor
+    their order tell sibling designs apart."""
+    small = float(rng.uniform(*SMALLER_GROUP_SHARE))
+    return small if rng.random() < 0.5 else 1.0 - small
+
+
 def split_sizes(n, weights):
     """Split ``n`` rows into integer group sizes proportional to ``weights``.
 

@@ -448,14 +448,14 @@ def test_the_build_time_estimate_times_each_family_on_the_cells_the_grid_gives_i
     perturbations of its own cells (a question without a dataset takes none),
     and the estimate adds up its cost per dataset over the grid."""
     planning = importlib.import_module("taskfactory.plan")
-    p = planning.plan({"seed": 1, "methods": ["welch_t", "wilson_ci", "fisher_exact"], "n": [40, 300],
+    p = planning.plan({"seed": 1, "methods": ["welch_t", "wilson_ci", "fisher_exact"], "n": [60, 300],
                        "perturbations": ["none", "missing"], "effects": ["null"], "seeds": 3,
                        "exclude": [{"method": "fisher_exact", "n": 300},
                                    {"method": "wilson_ci", "perturbation": "missing"}]})
     costs = planning.timed_costs(p.grid, ("fisher_exact", "welch_t", "wilson_ci"))
     assert sorted(costs) == ["fisher_exact", "welch_t", "wilson_ci"]
     assert all(fixed >= 0 and per_row >= 0 and fixed + 300 * per_row > 0 for fixed, per_row in costs.values())
-    assert costs["wilson_ci"][1] == 0.0 and costs["fisher_exact"][1] == 0.0   # one N (no dataset; max_n 80)
+    assert costs["wilson_ci"][1] == 0.0 and costs["fisher_exact"][1] == 0.0   # one N (no dataset; excluded)
     c, ds = dataset(small_grid("welch_t", n=40), "welch_t", "bp_trial", 40, "null")
     assert 0 < planning._writing_seconds_per_char([record(small_grid("welch_t", n=40), c, ds)]) < 1e-6
     # The cost of a dataset includes writing its records' text: at a second a

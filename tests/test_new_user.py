@@ -91,7 +91,8 @@ def test_duckdb_queries_the_nested_fields_in_place(corpus, rows):
         ORDER BY task_id""").fetchall()
     assert drawn == [(r["task_id"], *(next(p[k] for p in r["dgp_params"] if p["name"] == name)
                                       for name, k in (("share", "value"), ("sd_scale", "values")))) for r in rows]
-    assert all(0.25 <= share < 0.45 and max(scale) == 1.0 for _, share, scale in drawn)
+    assert all(min(share, 1 - share) >= 0.25 and abs(share - 0.5) > 0.05 and max(scale) == 1.0
+               for _, share, scale in drawn)
 
 
 def test_polars_reads_the_struct_and_list_fields_as_they_are(corpus, rows):

@@ -75,6 +75,29 @@ def test_every_prompt_states_the_conventions_and_hints_name_no_test(method):
     assert hints.startswith("- ") and not TEST_WORDS.search(hints), hints
 
 
+#: The parameters that fix a design's group or cluster sizes.
+SIZE_PARAMS = ("share", "shares", "sizes")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_siblings_share_their_range_of_n_and_draw_sizes_alike(kind):
+    """Neither the N a task has nor its group or cluster sizes (and their order)
+    tell siblings apart: they share their minimum and maximum N, and from one
+    seed every sibling draws the same sizes."""
+    import numpy as np
+
+    names = siblings(kind)
+    assert len({(tf.get_family(name).min_n, tf.get_family(name).max_n) for name in names}) == 1, kind
+    scenario = load_scenarios(names[0])[0]
+    n = max(tf.get_family(names[0]).min_n, 200)
+    for seed in range(10):
+        drawn = set()
+        for name in names:
+            params = tf.get_family(name).draw_params(load_scenarios(name)[0], n, np.random.default_rng(seed))
+            drawn.add(repr({key: params[key] for key in SIZE_PARAMS if key in params}))
+        assert len(drawn) == 1, (kind, scenario.id, seed, drawn)
+
+
 def test_hints_read_the_sample_not_the_generator():
     """The group sizes a hint gives are those of the released data's complete cases."""
     grid = small_grid("welch_t", n=80)
@@ -94,12 +117,16 @@ def test_hints_read_the_sample_not_the_generator():
 def test_wording_does_not_tell_siblings_apart_and_the_data_do(tmp_path):
     """A TF-IDF + logistic-regression classifier on the basic prompt, scenarios
     held out, does no better than the majority rate plus 5 points in any
-    question kind; rules reading only the data pick the canonical or an
-    accepted test in at least 90 % of each family's tasks at N = 60 and 200."""
+    question kind, nor does gradient boosting on the file's sizes, shares and
+    order (:func:`bench_siblings._artefacts`); rules reading only the data pick
+    the canonical or an accepted test in at least 90 % of each family's tasks
+    at N = 60 and 200."""
     bench = _bench()
     tf.build(bench.grid(seeds=2), tmp_path / "c", jobs=2)
     records = bench.load(tmp_path / "c")
     for kind, row in bench.text_classifier(records).items():
+        assert row["accuracy"] <= row["majority"] + 0.05, (kind, row)
+    for kind, row in bench.artefact_classifier(records).items():
         assert row["accuracy"] <= row["majority"] + 0.05, (kind, row)
     by_family = defaultdict(lambda: [0, 0.0])
     for key, row in bench.data_rules(records).items():

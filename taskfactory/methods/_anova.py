@@ -19,6 +19,11 @@ from ._names import WELCH_ANOVA
 from ._dist import chi2_sf, f_sf
 
 MIN_LEVELS, MAX_LEVELS = 3, 5
+#: Largest over smallest group size, drawn per dataset the same way for every
+#: k-group design (so sizes do not tell the siblings apart), and the fewest
+#: rows a group keeps at small N.
+SIZE_RATIO = (1.2, 3.0)
+MIN_GROUP = 5
 ANOVA = "One-way analysis of means"
 WELCH = "One-way analysis of means (not assuming equal variances)"
 KRUSKAL = "Kruskal-Wallis rank sum test"
@@ -46,17 +51,19 @@ def exponents(k: int, rng) -> np.ndarray:
     return np.concatenate([[0.0], np.sort(rng.uniform(0.0, 1.0, k - 2)), [1.0]])
 
 
-def draw_shares(n: int, k: int, ratio: float, min_size: int, rng) -> list[float]:
-    """Group shares, in level order, with largest/smallest ``ratio`` (random order).
+def group_shares(n: int, k: int, rng) -> list[float]:
+    """Group shares, in level order, with largest/smallest drawn from
+    :data:`SIZE_RATIO` (random order).
 
     The ratio shrinks towards 1 (equal groups) until every group of
-    ``split_sizes(n, shares)`` has at least ``min_size`` rows, so small N keeps
-    usable groups.
+    ``split_sizes(n, shares)`` has at least :data:`MIN_GROUP` rows, so small N
+    keeps usable groups.
     """
+    ratio = float(rng.uniform(*SIZE_RATIO))
     e = exponents(k, rng)[rng.permutation(k)]
     while True:
         shares = ratio**e
-        if ratio <= 1.0 or min(split_sizes(n, shares)) >= min_size:
+        if ratio <= 1.0 or min(split_sizes(n, shares)) >= MIN_GROUP:
             return [float(s) for s in shares / shares.sum()]
         ratio = 1.0 + 0.8 * (ratio - 1.0) if ratio > 1.01 else 1.0
 

@@ -193,6 +193,7 @@ class LinearRegression(ConfoundedRegression):
     dgp_keys = ("outcome", "exposure", "covariates", "confounder", "exposure_link")
     medium = float(np.sqrt(MEDIUM_F2))
     effect_unit = "outcome residual SDs per SD of the exposure net of the covariates (sqrt of partial f2)"
+    min_n = 40  # tobit's (siblings share their range of N)
 
     def draw_params(self, scenario, n, rng):
         """Also the model's number of coefficients (for the t test's df)."""

@@ -25,8 +25,6 @@ from .log_rank import COX_METHOD, TimeToEvent, cox_test, log_rank_test
 
 #: |corr(latent group score, prognostic score)|, drawn per dataset.
 CONFOUNDING = (0.5, 0.75)
-#: Share of the first group.
-SHARE = (0.35, 0.65)
 
 
 def generate(condition, rng):
@@ -61,7 +59,6 @@ class CoxPh(TimeToEvent):
     naive_method = "Log-rank test of the groups, ignoring the covariates"
     r_pvalue = "res[1, 5]"
     dgp_keys = ("follow_up", "covariates", "confounder", "exposure_link")
-    share = SHARE
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):

@@ -21,7 +21,7 @@ import numpy as np
 from scipy import optimize, stats
 
 from ..effects import effect_for_power
-from ..kit import column_spec, finish, labels_for, split_sizes
+from ..kit import column_spec, finish, first_group_share, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
 from ..result import TestResult
@@ -65,9 +65,10 @@ def rates(params, effect):
 
 def sparse(sizes, events) -> bool:
     """Some expected count of the 2 x 2 table with these group ``sizes`` and
-    ``events`` positive outcomes in all is below 5 (R's warning)."""
+    ``events`` positive outcomes in all (a count or an array of counts) is
+    below 5 (R's warning)."""
     n = sizes[0] + sizes[1]
-    return min(sizes[0], sizes[1]) * min(events, n - events) < SPARSE_EXPECTED * n
+    return min(sizes[0], sizes[1]) * np.minimum(events, n - events) < SPARSE_EXPECTED * n
 
 
 def generate(condition, rng):
@@ -103,10 +104,11 @@ def fisher_2x2(table: np.ndarray) -> TestResult:
 
 @lru_cache(maxsize=256)
 def rejection_region(n1: int, n2: int, alpha: float = 0.05) -> np.ndarray:
-    """``reject[x1, x2]``: Fisher's test of the table with x1 of n1 and x2 of n2
-    rejects at ``alpha`` (its p computed as :func:`fisher_2x2` does)."""
+    """``reject[x1, x2]``: Fisher's test of the sparse table with x1 of n1 and
+    x2 of n2 rejects at ``alpha`` (its p computed as :func:`fisher_2x2` does);
+    tables that are not sparse, which :func:`generate` never draws, are False."""
     reject = np.zeros((n1 + 1, n2 + 1), dtype=bool)
-    for k in range(n1 + n2 + 1):
+    for k in (k for k in range(n1 + n2 + 1) if sparse((n1, n2), k)):
         lo, hi = max(0, k - n2), min(k, n1)
         support = np.arange(lo, hi + 1)
         logdc = stats.hypergeom.logpmf(support, n1 + n2, n1, k)
@@ -132,7 +134,7 @@ def power(n1: int, n2: int, p1: float, p2: float, alpha: float = 0.05) -> float:
 def sparse_tables(n1: int, n2: int) -> np.ndarray:
     """``sparse[x1, x2]``: the table with x1 of n1 and x2 of n2 is sparse."""
     events = np.add.outer(np.arange(n1 + 1), np.arange(n2 + 1))
-    return np.vectorize(lambda k: sparse((n1, n2), int(k)))(events)
+    return sparse((n1, n2), events)
 
 
 def _conditional_mle(logdc: np.ndarray, support: np.ndarray, x: int) -> float:
@@ -167,8 +169,7 @@ class FisherExact(Family):
     canonical = "fisher.test(table(group, outcome))"
     test_name = FISHER
     roles = {"outcome": "category", "group": "category", "positive": "level"}
-    min_n = 20
-    max_n = 80
+    min_n = 60  # two_proportion_z's (siblings share their range of N)
     dgp_keys = ("p",)
     naive_method = "Pearson's chi-square test of the 2 x 2 table (chisq.test)"
     naive_name = CHI_SQUARE
@@ -177,12 +178,12 @@ class FisherExact(Family):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """The first group's share of the rows (0.35 to 0.65), its rate of the
+        """The first group's share of the rows (:func:`kit.first_group_share`), its rate of the
         positive outcome (the scenario's, jittered on the logit scale, and moved
         toward 0 or 1, whichever it is nearer, just enough that the smaller
         group expects 1 to 3 of the rarer outcome with no effect) and the
         direction of the effect (the scenario's)."""
-        first = float(rng.uniform(0.35, 0.65))
+        first = first_group_share(rng)
         p = float(scenario.dgp["p"])
         logit = math.log(p / (1.0 - p)) + float(rng.normal(0.0, 0.25))
         baseline = 1.0 / (1.0 + math.exp(-logit))

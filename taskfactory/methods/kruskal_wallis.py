@@ -17,10 +17,9 @@ from ..registry import register
 from ._names import CLASSICAL_ANOVA, KRUSKAL_WALLIS
 from . import _describe
 from ._common import check_location
-from ._anova import draw_shares, level_count, kruskal, oneway, unit_pattern, validate_groups
+from ._anova import group_shares, level_count, kruskal, oneway, unit_pattern, validate_groups
 from ._dist import norm_cdf
 
-MIN_GROUP = 4
 
 
 def generate(condition, rng):
@@ -44,7 +43,7 @@ class KruskalWallis(Family):
     test_name = KRUSKAL_WALLIS
     naive_name = CLASSICAL_ANOVA
     roles = {"outcome": "numeric", "group": "category"}
-    min_n = 20
+    min_n = 25  # welch_anova's (siblings share their range of N)
     dgp_keys = ("median", "log_sd")
     naive_method = "classical one-way ANOVA (oneway.test with var.equal = TRUE)"
     medium = 0.25
@@ -52,10 +51,10 @@ class KruskalWallis(Family):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """Group shares (largest/smallest 1 to 2) and the unit pattern of the
+        """Group shares (:func:`_anova.group_shares`) and the unit pattern of the
         log-scale group locations (size-weighted mean 0, SD 1)."""
         k = level_count(scenario)
-        shares = draw_shares(n, k, float(rng.uniform(1.0, 2.0)), MIN_GROUP, rng)
+        shares = group_shares(n, k, rng)
         return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng, scenario.dgp.get("trend"))}
 
     def validate(self, scenario):

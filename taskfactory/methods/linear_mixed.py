@@ -5,17 +5,14 @@ R: ``summary(lmerTest::lmer(outcome ~ exposure + covariates + (1 | cluster)))``,
 the exposure's row: lme4's REML fit (its optimizer path reproduced, see
 :mod:`taskfactory.methods._mixed`) and lmerTest's t on Satterthwaite's
 degrees of freedom. The design and data are ``ols_cluster``'s (its
-``generate``): the grid's ``n`` counts clusters, here of 4 to 20 rows each
-(drawn per cluster), one exposure value per cluster, individual covariates
-that predict the outcome, and errors sharing a normal cluster intercept
-(intra-cluster correlation ``icc`` of the error, here 0.1 to 0.5, drawn per
-dataset). The tempting wrong test is the same regression's classical
-standard error, which takes the rows for independent. The mixed model's t is
-also accepted on ``ols_cluster``'s data, but not the other way round: with
-few clusters, as here from 20, the Satterthwaite t keeps its level where the
-cluster-robust t (vcovCL on the residual df) rejects a true null too often
-(0.12 at 20 clusters, 0.09 at 30 and 50, over 1,000 datasets), which is why
-this family reaches down to 20 clusters and ``ols_cluster`` stops at 50.
+``generate``, its cluster sizes and its range of N): the grid's ``n`` counts
+clusters, one exposure value per cluster, individual covariates that predict
+the outcome, and errors sharing a normal cluster intercept (intra-cluster
+correlation ``icc`` of the error, here 0.1 to 0.5, drawn per dataset). The
+tempting wrong test is the same regression's classical standard error, which
+takes the rows for independent. From 50 clusters the cluster-robust t
+(``ols_cluster``'s test) keeps its level on these data, so it is accepted
+beside the mixed model, as the mixed model is on ``ols_cluster``'s data.
 """
 
 import numpy as np
@@ -23,7 +20,7 @@ import numpy as np
 from ..effects import t_critical
 from ..registry import register
 from ._names import LINEAR_MIXED
-from .ols_cluster import LMER_CALL, OlsCluster, random_intercept
+from .ols_cluster import CLUSTER_ROBUST, LMER_CALL, OlsCluster, random_intercept
 
 
 class LinearMixed(OlsCluster):
@@ -31,10 +28,8 @@ class LinearMixed(OlsCluster):
     title = "Linear mixed model coefficient with a random intercept per cluster"
     canonical = LMER_CALL
     test_name = LINEAR_MIXED
-    min_n = 20  # the Satterthwaite t keeps its level with 20 clusters (ols_cluster's vcovCL t needs 50)
-    accepted = ()
+    accepted = (CLUSTER_ROBUST,)
     r_pvalue = "res[2, 5]"
-    cluster_sizes = (4, 20)
     icc_range = (0.1, 0.5)
 
     def analyse(self, condition, data):

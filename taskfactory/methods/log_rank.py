@@ -23,7 +23,7 @@ import numpy as np
 from scipy import optimize
 
 from ..family import Alternative, Family
-from ..kit import column_spec, covariates, finish, normal_expectation, split_sizes, survival_times
+from ..kit import column_spec, covariates, finish, first_group_share, normal_expectation, split_sizes, survival_times
 from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction, require_number
@@ -48,8 +48,6 @@ CONFOUNDER_EFFECT = (0.4, 0.8)
 #: is kept at EXPECTED_EVENTS or more by capping the censored share at small N.
 MIN_EVENTS = 5
 EXPECTED_EVENTS = 17
-#: Share of the first group (log_rank: a randomised comparison).
-SHARE = (0.4, 0.6)
 
 
 def generate(condition, rng):
@@ -158,10 +156,9 @@ class TimeToEvent(Family):
     medium = float(np.log(1.8))
     effect_unit = "log hazard ratio of the second group vs the first"
     dgp_keys = ("follow_up", "covariates", "confounder")
-    share = SHARE
 
     def draw_params(self, scenario, n, rng):
-        share = float(rng.uniform(*self.share))
+        share = first_group_share(rng)
         smaller = n * min(share, 1.0 - share)
         top = min(CENSORED[1], max(CENSORED[0], 1.0 - EXPECTED_EVENTS / smaller))
         censored = float(rng.uniform(CENSORED[0], top))

@@ -16,7 +16,7 @@ scale ratio that gives P(X > Y) = theta is (theta / (1 - theta))^(1/k).
 
 import numpy as np
 
-from ..kit import column_spec, finish, labels_for, split_sizes
+from ..kit import column_spec, finish, first_group_share, labels_for, split_sizes
 from ..family import Alternative, Family
 from ..registry import register
 from ._names import RANK_SUM, RANK_SUM_CORRECTED, WELCH_T
@@ -72,9 +72,9 @@ class MannWhitney(Family):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """Share of the first listed level, and the Weibull shape (the scenario's
-        shape, jittered by up to 15 %)."""
-        return {"share": float(rng.uniform(0.3, 0.7)), "shape": float(scenario.dgp["shape"] * rng.uniform(0.85, 1.15))}
+        """Share of the first listed level (:func:`kit.first_group_share`), and the
+        Weibull shape (the scenario's shape, jittered by up to 15 %)."""
+        return {"share": first_group_share(rng), "shape": float(scenario.dgp["shape"] * rng.uniform(0.85, 1.15))}
 
     def validate(self, scenario):
         group = scenario.variable(scenario.roles["group"])

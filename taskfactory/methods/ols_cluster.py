@@ -61,6 +61,13 @@ def cluster_robust(condition, data):
     return coefficients(condition, data, "CL", METHOD, cluster=cluster)
 
 
+#: The cluster-robust t as an accepted alternative (on ``linear_mixed``'s data).
+CLUSTER_ROBUST = Alternative(method=METHOD, call="lmtest::coeftest(fit, vcov = sandwich::vcovCL(fit, cluster = ~cluster))",
+                             run=cluster_robust, name=OLS_CLUSTER, r_pvalue="res[2, 4]",
+                             r_code=("fit <- lm({outcome} ~ {exposure} + {covariates}, data = d)\n"
+                                     "res <- lmtest::coeftest(fit, vcov = sandwich::vcovCL(fit, cluster = ~{cluster}))"))
+
+
 def random_intercept(condition, data):
     """The exposure's row of ``summary(lmerTest::lmer(outcome ~ exposure +
     covariates + (1 | cluster)))$coefficients``: REML, Satterthwaite's df."""
@@ -78,7 +85,7 @@ class OlsCluster(Family):
     title = "Linear regression coefficient with cluster-robust standard errors"
     category = "regression"
     question_kind = "clustered_regression"
-    canonical = "lmtest::coeftest(fit, vcov = sandwich::vcovCL(fit, cluster = ~cluster))"
+    canonical = CLUSTER_ROBUST.call
     test_name = OLS_CLUSTER
     naive_name = OLS
     roles = {"outcome": "numeric", "exposure": "numeric", "covariates": "columns", "cluster": "cluster"}
@@ -94,7 +101,8 @@ class OlsCluster(Family):
     effect_unit = "outcome error SDs per SD of the cluster-level exposure"
     generate = staticmethod(generate)
 
-    #: Rows per cluster (drawn per cluster) and the ICC of the error (drawn per dataset).
+    #: Rows per cluster (drawn per cluster, the same for linear_mixed, so sizes
+    #: do not tell the siblings apart) and the ICC of the error (drawn per dataset).
     cluster_sizes = (5, 15)
     icc_range = (0.05, 0.3)
 

@@ -15,9 +15,8 @@ from ..registry import register
 from ._names import CLASSICAL_ANOVA
 from . import _describe
 from ._common import check_location
-from ._anova import WELCH_F, draw_shares, level_count, oneway, unit_pattern, validate_groups
+from ._anova import WELCH_F, group_shares, level_count, oneway, unit_pattern, validate_groups
 
-MIN_GROUP = 3
 
 
 def generate(condition, rng):
@@ -40,7 +39,7 @@ class OneWayAnova(Family):
     canonical = "oneway.test(outcome ~ group, var.equal = TRUE)"
     test_name = CLASSICAL_ANOVA
     roles = {"outcome": "numeric", "group": "category"}
-    min_n = 15
+    min_n = 25  # welch_anova's (siblings share their range of N)
     dgp_keys = ("mean", "sd")
     accepted = (WELCH_F,)
     medium = 0.25
@@ -48,11 +47,10 @@ class OneWayAnova(Family):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """Group shares (balanced in 40 % of datasets, else largest/smallest up to
-        1.5) and the unit pattern of the group means (size-weighted mean 0, SD 1)."""
+        """Group shares (:func:`_anova.group_shares`) and the unit pattern of the
+        group means (size-weighted mean 0, SD 1)."""
         k = level_count(scenario)
-        ratio = 1.0 if rng.random() < 0.4 else float(rng.uniform(1.1, 1.5))
-        shares = draw_shares(n, k, ratio, MIN_GROUP, rng)
+        shares = group_shares(n, k, rng)
         return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng, scenario.dgp.get("trend"))}
 
     def validate(self, scenario):

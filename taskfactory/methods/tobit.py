@@ -100,7 +100,6 @@ class Tobit(LinearRegression):
     naive_method = "Linear regression of the outcome, its zeros taken as measured, summary(lm(...))"
     dgp_keys = ("latent_sd", "exposure", "covariates", "confounder", "exposure_link")
     outcome = "censored"
-    min_n = 40
     effect_unit = ("latent outcome residual SDs per SD of the exposure net of the covariates "
                    "(sqrt of the latent partial f2)")
     generate = staticmethod(generate)

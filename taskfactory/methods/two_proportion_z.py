@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from ..effects import Z_BORDERLINE
-from ..kit import column_spec, finish, labels_for, split_sizes
+from ..kit import column_spec, finish, first_group_share, labels_for, split_sizes
 from ..family import Alternative, Family, reference_template
 from ..registry import register
 from ._names import PROP_TEST, PROP_Z
@@ -120,7 +120,7 @@ class TwoProportionZ(Family):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """The first listed group's share of the rows (0.3 to 0.7) and the baseline
+        """The first listed group's share of the rows (:func:`kit.first_group_share`) and the baseline
         proportion (the scenario's, jittered on the logit scale).
 
         At small N the share, and then the baseline, move toward one half just
@@ -128,8 +128,8 @@ class TwoProportionZ(Family):
         failures with no effect and with an effect as large as the medium or the
         borderline one; then an expected count below 5 (R's warning) is rare.
         """
-        small = float(rng.uniform(0.3, 0.5))
-        first_small = bool(rng.random() < 0.5)
+        first = first_group_share(rng)
+        small, first_small = min(first, 1.0 - first), first < 0.5
         p0 = float(scenario.dgp["p"])
         baseline = 1.0 / (1.0 + math.exp(-(math.log(p0 / (1.0 - p0)) + rng.normal(0.0, BASELINE_JITTER))))
         direction = scenario.dgp.get("direction", 1)
@@ -147,7 +147,7 @@ class TwoProportionZ(Family):
         if not enough(small, baseline):
             t = next((t for t in steps if enough(small, baseline + t * (0.5 - baseline))), 1.0)
             baseline += t * (0.5 - baseline)
-        return {"share": small if first_small else 1.0 - small, "baseline": baseline}
+        return {"share": float(small if first_small else 1.0 - small), "baseline": float(baseline)}
 
     def validate(self, scenario):
         for role in ("outcome", "group"):

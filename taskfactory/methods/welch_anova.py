@@ -15,9 +15,8 @@ from ..registry import register
 from ._names import CLASSICAL_ANOVA, WELCH_ANOVA
 from . import _describe
 from ._common import check_location
-from ._anova import draw_shares, exponents, level_count, oneway, unit_pattern, validate_groups, welch_terms
+from ._anova import group_shares, exponents, level_count, oneway, unit_pattern, validate_groups, welch_terms
 
-MIN_GROUP = 5
 INVERSE_PAIRING = 0.7
 
 
@@ -51,12 +50,11 @@ class WelchAnova(Family):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """Group shares (largest/smallest 1.5 to 3, shrunk at small N so every group
-        has at least 5 rows), the groups' SDs relative to the pooled SD ``dgp.sd``
+        """Group shares (:func:`_anova.group_shares`), the groups' SDs relative to the pooled SD ``dgp.sd``
         (largest/smallest 1.5 to 3; in 70 % of datasets the larger SDs go to the
         smaller groups, else at random), and the unit pattern of the group means."""
         k = level_count(scenario)
-        shares = draw_shares(n, k, float(rng.uniform(1.5, 3.0)), MIN_GROUP, rng)
+        shares = group_shares(n, k, rng)
         sizes = np.array(split_sizes(n, shares), dtype=float)
         sds = float(rng.uniform(1.5, 3.0)) ** exponents(k, rng)
         scale = np.empty(k)

@@ -8,7 +8,7 @@ larger spread.
 import numpy as np
 
 from ..effects import t_critical
-from ..kit import column_spec, finish, labels_for, split_sizes
+from ..kit import column_spec, finish, first_group_share, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
 from ._names import STUDENT_T, WELCH_T
@@ -62,11 +62,13 @@ class WelchT(Family):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """Share of the first listed level, and the two groups' SDs relative to dgp.sd
-        (the larger SD is dgp.sd, the smaller 1.5 to 3 times smaller)."""
+        """Share of the first listed level (:func:`kit.first_group_share`), and the
+        two groups' SDs relative to dgp.sd (the larger SD is dgp.sd, the smaller
+        1.5 to 3 times smaller, in either group)."""
+        share = first_group_share(rng)
         ratio = float(rng.uniform(1.5, 3.0))
         scale = [1.0, 1.0 / ratio] if rng.random() < 0.5 else [1.0 / ratio, 1.0]
-        return {"share": float(rng.uniform(0.25, 0.45)), "sd_scale": scale}
+        return {"share": share, "sd_scale": scale}
 
     def validate(self, scenario):
         group = scenario.variable(scenario.roles["group"])
