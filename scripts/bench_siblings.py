@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import tempfile
 import time
@@ -293,6 +294,14 @@ def capped_share(records: list[dict]) -> dict:
     every = [flag for flags in by_effect.values() for flag in flags]
     return {"all": float(np.mean(every)) if every else 0.0,
             **{effect: float(np.mean(flags)) for effect, flags in sorted(by_effect.items())}}
+
+
+def above_chance(row: dict) -> bool:
+    """A classifier's accuracy is above the majority rate plus 5 points by more
+    than twice its binomial standard error over the kind's tasks (on a few
+    hundred tasks a classifier of pure noise scatters by several points)."""
+    se = math.sqrt(row["majority"] * (1.0 - row["majority"]) / row["tasks"])
+    return row["accuracy"] > row["majority"] + 0.05 + 2.0 * se
 
 
 def load(corpus: Path) -> list[dict]:

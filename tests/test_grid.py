@@ -182,8 +182,8 @@ EVERY_KEY = {
 
 
 @pytest.mark.parametrize("grid, sha256", [
-    ("paper.yaml", "4e1f717c766821bebda082d0baaa9b5528a788417e7aacbae345d8e3885785f4"),
-    ("paper-10m.yaml", "570717572b92cb6140ff50df443421951212a8b3b052bed18a7a4d33a3d7e681"),
+    ("paper.yaml", "3298bf809e8b369a7eb9c7a523bca278f5e5419dcdcf2d3d96d122d5579861ff"),
+    ("paper-10m.yaml", "320d77e35d34b398be15639a395978b38165cbdd5427a68f66e0450866118f57"),
     (None, "e4c630fcc7720b2b33af0023f1209fdcf6a87b6d80988fc41c0f1a6d8f43a373"),
 ])
 def test_grid_sha256_is_pinned(grid, sha256):

@@ -5,7 +5,7 @@ R: ``summary(survival::coxph(Surv(time, event) ~ group + covariates))`` with
 R's defaults (Efron ties), the group's row: the log hazard ratio and its Wald
 z. The data are ``log_rank``'s (see :class:`taskfactory.methods.log_rank.TimeToEvent`)
 but for how the groups form: membership of the second group follows a latent
-score correlated (0.5 to 0.75, drawn per dataset) with the covariates'
+score correlated (0.6 to 0.8, drawn per dataset) with the covariates'
 prognostic score, as where the treatment or exposure is chosen rather than
 randomised, so the groups differ visibly on the covariates and the covariates
 predict the hazard. The tempting wrong test is the log-rank test of the
@@ -24,7 +24,7 @@ from ._names import COX_PH, LOG_RANK
 from .log_rank import COX_METHOD, TimeToEvent, cox_test, log_rank_test
 
 #: |corr(latent group score, prognostic score)|, drawn per dataset.
-CONFOUNDING = (0.5, 0.75)
+CONFOUNDING = (0.6, 0.8)
 
 
 def generate(condition, rng):

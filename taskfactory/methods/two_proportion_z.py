@@ -123,31 +123,25 @@ class TwoProportionZ(Family):
         """The first listed group's share of the rows (:func:`kit.first_group_share`) and the baseline
         proportion (the scenario's, jittered on the logit scale).
 
-        At small N the share, and then the baseline, move toward one half just
-        enough that the smaller group expects ``MIN_EXPECTED`` successes and
-        failures with no effect and with an effect as large as the medium or the
-        borderline one; then an expected count below 5 (R's warning) is rare.
+        At small N the baseline moves toward one half just enough that the
+        smaller group expects ``MIN_EXPECTED`` successes and failures with no
+        effect and with an effect as large as the medium or the borderline one
+        (or as near as a baseline of one half comes); then an expected count
+        below 5 (R's warning) is rare. The share stays as drawn: the sizes are
+        fisher_exact's.
         """
         first = first_group_share(rng)
-        small, first_small = min(first, 1.0 - first), first < 0.5
         p0 = float(scenario.dgp["p"])
         baseline = 1.0 / (1.0 + math.exp(-(math.log(p0 / (1.0 - p0)) + rng.normal(0.0, BASELINE_JITTER))))
-        direction = scenario.dgp.get("direction", 1)
+        n1, n2 = split_sizes(n, [first, 1.0 - first])
+        h = scenario.dgp.get("direction", 1) * max(MEDIUM, Z_BORDERLINE * math.sqrt(1.0 / n1 + 1.0 / n2))
 
-        def enough(small, baseline):
-            first = small if first_small else 1.0 - small
-            n1, n2 = split_sizes(n, [first, 1.0 - first])
-            h = direction * max(MEDIUM, Z_BORDERLINE * math.sqrt(1.0 / n1 + 1.0 / n2))
+        def enough(baseline):
             worst = min(_rarer_share(first, baseline, 0.0), _rarer_share(first, baseline, h))
-            return n * small * worst >= MIN_EXPECTED
+            return n * min(first, 1.0 - first) * worst >= MIN_EXPECTED
 
-        steps = np.linspace(0.0, 1.0, 201)
-        t = next((t for t in steps if enough(small + t * (0.5 - small), baseline)), 1.0)
-        small += t * (0.5 - small)
-        if not enough(small, baseline):
-            t = next((t for t in steps if enough(small, baseline + t * (0.5 - baseline))), 1.0)
-            baseline += t * (0.5 - baseline)
-        return {"share": float(small if first_small else 1.0 - small), "baseline": float(baseline)}
+        t = next((t for t in np.linspace(0.0, 1.0, 201) if enough(baseline + t * (0.5 - baseline))), 1.0)
+        return {"share": first, "baseline": float(baseline + t * (0.5 - baseline))}
 
     def validate(self, scenario):
         for role in ("outcome", "group"):
