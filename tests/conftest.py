@@ -34,7 +34,7 @@ def fit_n(method: str, n: int) -> int:
     return n if family.max_n is None else min(n, family.max_n)
 
 
-def small_grid(method, n=30, seeds=1, seed=7, **extra):
+def small_grid(method, n=40, seeds=1, seed=7, **extra):
     return tf.load_grid({"seed": seed, "methods": [method], "n": [n], "seeds": seeds, **extra})
 
 

@@ -24,7 +24,7 @@ from taskfactory.errors import InputError
 from taskfactory.score import score
 
 pytestmark = pytest.mark.skipif(isolation_problem() is not None, reason=f"{isolation_problem()}")
-GRID = {"name": "agents", "seed": 11, "methods": ["welch_t", "kruskal_wallis", "wilson_ci"], "n": [30],
+GRID = {"name": "agents", "seed": 11, "methods": ["welch_t", "kruskal_wallis", "wilson_ci"], "n": [40],
         "effects": ["medium"], "prompt_styles": ["basic"], "perturbations": ["none", "missing+extreme"], "seeds": 1,
         "split": {"by": "scenario", "test": 0.3, "seed": 1},
         "exclude": [{"method": "wilson_ci", "perturbation": "missing+extreme"}]}

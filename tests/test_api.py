@@ -62,7 +62,7 @@ def test_z_of_p_keeps_tiny_p_and_caps_at_8():
         tf.z_of_p(math.nan)
 
 
-GRID_30 = {"seed": 1, "methods": ["welch_t"], "n": [30]}
+GRID_30 = {"seed": 1, "methods": ["welch_t"], "n": [40]}
 
 
 @pytest.mark.parametrize("call, message", [

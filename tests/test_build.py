@@ -28,7 +28,7 @@ from conftest import PINNED, dataset, small_grid
 from toys import faulty, process_env
 from toys.faulty import ToyBug, ToyWaits
 
-GRID = {"name": "unit", "seed": 3, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [30, 200],
+GRID = {"name": "unit", "seed": 3, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [40, 200],
         "seeds": 2, "shard_rows": 20,
         "split": {"test": 0.3, "seed": 1}}
 
@@ -167,7 +167,7 @@ def test_failing_tasks_are_retried_then_rejected(tmp_path, monkeypatch):
 
     def analyse(condition, data):
         calls.append(len(data))
-        if len(data) == 30:
+        if len(data) == 40:
             raise DataError("degenerate on purpose")
         return fam.analyse(condition, data)
 
@@ -176,12 +176,12 @@ def test_failing_tasks_are_retried_then_rejected(tmp_path, monkeypatch):
     summary = tf.build(grid, tmp_path / "c")
     rejected = [json.loads(line) for line in (tmp_path / "c/rejected.jsonl").read_text().splitlines()]
     assert summary.rejected == len(rejected) == 72 and summary.tasks == 72
-    assert {r["n"] for r in rejected} == {30}
+    assert {r["n"] for r in rejected} == {40}
     assert rejected[0]["reasons"] == [f"attempt {k}: DataError: degenerate on purpose" for k in range(5)]
     # Each dataset is analysed once for both styles; an attempt whose data the
     # plausible range clipped too much is rejected before the test runs.
     analysed = sum(reason.endswith("degenerate on purpose") for r in rejected for reason in r["reasons"])
-    assert calls.count(30) == analysed // 2 and analysed > 0.95 * 72 * 5
+    assert calls.count(40) == analysed // 2 and analysed > 0.95 * 72 * 5
     manifest = json.loads((tmp_path / "c/manifest.json").read_text())
     assert manifest["counts"]["rejected_by_method"] == {"welch_t": 72}
 
@@ -361,7 +361,7 @@ def test_a_build_that_releases_nothing_fails(tmp_path, monkeypatch):
     monkeypatch.setitem(registry._REGISTRY, "welch_t", with_analyse(fam, analyse))
     grid = tmp_path / "grid.json"
     grid.write_text(json.dumps({"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": ["bp_trial"]},
-                                "n": [30], "effects": ["medium"]}))
+                                "n": [40], "effects": ["medium"]}))
     result = CliRunner().invoke(main, ["build", str(grid), "-o", str(tmp_path / "c")])
     assert result.exit_code == 1
     assert result.output.splitlines()[-1] == (
@@ -394,7 +394,7 @@ def test_shards_are_filled_to_the_size_bound_in_build_order_and_evened_out(monke
     evened out to as many holding about as much text each."""
     planning = importlib.import_module("taskfactory.plan")
 
-    grid = {"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": ["bp_trial"]}, "n": [30, 2000],
+    grid = {"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": ["bp_trial"]}, "n": [40, 2000],
             "effects": ["medium"], "perturbations": ["none"], "seeds": 3, "shard_rows": 1000}
     small, large = (planning.estimate_task_bytes("welch_t", "bp_trial", n) for n in (30, 2000))
     assert (small, large) == (30 * 31 + 16_000, 2000 * 31 + 16_000)
@@ -406,7 +406,7 @@ def test_shards_are_filled_to_the_size_bound_in_build_order_and_evened_out(monke
     assert planning.plan(grid, probe=False).shard_counts("train") == [6, 2, 2, 2]
     # 12 tasks of one size, at most 5 a shard by the text: [5, 5, 2] evens out to [4, 4, 4].
     monkeypatch.setattr(planning, "SHARD_TEXT_BYTES", 5 * small + 1)
-    assert planning.plan({**grid, "n": [30], "seeds": 6}, probe=False).shard_counts("train") == [4, 4, 4]
+    assert planning.plan({**grid, "n": [40], "seeds": 6}, probe=False).shard_counts("train") == [4, 4, 4]
     # shard_rows is kept as it is: shards of 5 tasks, the last one shorter.
     monkeypatch.setattr(planning, "SHARD_TEXT_BYTES", 256 << 20)
     assert planning.plan({**grid, "shard_rows": 5}, probe=False).shard_counts("train") == [5, 5, 2]
@@ -526,7 +526,7 @@ def test_workers_read_the_scenarios_of_the_build_that_runs_them(tmp_path, monkey
     path = root / "two_groups.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("Does the urinary albumin", "Does the URINARY albumin"),
                     encoding="utf-8")
-    grid = {**GRID, "n": [30], "scenarios": {"welch_t": ["bp_trial"]}, "perturbations": ["none"]}
+    grid = {**GRID, "n": [40], "scenarios": {"welch_t": ["bp_trial"]}, "perturbations": ["none"]}
     questions = {}
     for name, folder in (("shipped", None), ("edited", root), ("shipped again", None)):
         if folder is None:
@@ -546,7 +546,7 @@ def test_workers_read_the_scenarios_of_the_build_that_runs_them(tmp_path, monkey
 def test_the_progress_bar_is_left_out_of_logs(tmp_path):
     """Without a terminal (a log file, a pipe) the build writes no bar and no carriage returns."""
     grid = tmp_path / "g.json"
-    grid.write_text(json.dumps({**GRID, "n": [30], "perturbations": ["none"]}))
+    grid.write_text(json.dumps({**GRID, "n": [40], "perturbations": ["none"]}))
     result = CliRunner().invoke(main, ["build", str(grid), "-o", str(tmp_path / "c")])
     assert result.exit_code == 0, result.output
     assert "\r" not in result.output and "building" not in result.output
@@ -557,7 +557,7 @@ def test_the_progress_bar_is_left_out_of_logs(tmp_path):
 
 def test_build_json_summary(tmp_path):
     grid = tmp_path / "g.json"
-    grid.write_text(json.dumps({**GRID, "n": [30], "perturbations": ["none"]}))
+    grid.write_text(json.dumps({**GRID, "n": [40], "perturbations": ["none"]}))
     result = CliRunner().invoke(main, ["build", str(grid), "-o", str(tmp_path / "c"), "--json"])
     summary = json.loads(result.output)
     manifest = json.loads((tmp_path / "c" / "manifest.json").read_text())

@@ -58,7 +58,7 @@ def test_methods_prints_a_table_of_the_families():
     assert lines[at + 1:at + 3] == [
         "                         also accepted: cor.test(x, y, method = \"kendall\")",
         "                         naive: Pearson correlation test, cor.test(x, y); medium: 0.3 (Spearman's rho); "
-        "n counts rows, at least 20; 12 scenarios of association"]
+        "n counts rows, at least 40; 12 scenarios of association"]
     at = lines.index("holm                     sum(p.adjust(p, method = \"holm\") <= 0.05)")
     assert lines[at + 1] == ("                         no dataset: the question states its numbers; answer: count; "
                              "n at least 20; 5 scenarios")
@@ -84,7 +84,7 @@ def test_scenarios_of_a_method_and_of_an_unknown_one():
 
 def test_plan_prints_counts_and_writes_nothing(tmp_path):
     grid = tmp_path / "g.yaml"
-    grid.write_text("seed: 1\nmethods: [welch_t]\nn: [30, 60]\nseeds: 2\n")
+    grid.write_text("seed: 1\nmethods: [welch_t]\nn: [40, 60]\nseeds: 2\n")
     before = set(tmp_path.iterdir())
     result = CliRunner().invoke(main, ["plan", str(grid)])
     assert result.exit_code == 0
@@ -92,7 +92,7 @@ def test_plan_prints_counts_and_writes_nothing(tmp_path):
     assert result.output.splitlines()[1:5] == ["dimension     values  tasks per value",
                                                "method             1  welch_t: 264",
                                                "scenarios         11",
-                                               "n                  2  30: 132, 60: 132"]
+                                               "n                  2  40: 132, 60: 132"]
     assert set(tmp_path.iterdir()) == before
     as_json = json.loads(CliRunner().invoke(main, ["plan", str(grid), "--json"]).output)
     assert as_json["total"] == 264 and as_json["by"]["effect"] == {"null": 88, "borderline": 88, "medium": 88}

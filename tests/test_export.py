@@ -27,7 +27,7 @@ from taskfactory.export import deliver, export
 from taskfactory.reward import compute_score
 from conftest import folder_violations
 
-GRID = {"name": "exported", "seed": 3, "methods": ["welch_t", "pearson"], "n": [30, 400],
+GRID = {"name": "exported", "seed": 3, "methods": ["welch_t", "pearson"], "n": [40, 400],
         "effects": ["medium"], "perturbations": ["none"], "seeds": 1, "split": {"by": "scenario", "test": 0.3, "seed": 1}}
 
 

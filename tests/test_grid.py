@@ -15,7 +15,7 @@ from conftest import PINNED
 GOOD = """\
 seed: 1
 methods: [welch_t]
-n: [30]
+n: [40]
 """
 
 
@@ -37,8 +37,8 @@ CASES = [
      "kitchen_pm25, insomnia_sleep_latency, study_reminders"),
     ("scenario of unbuilt method", GOOD + "scenarios: {pearson_x: [a]}\n",
      "key 'scenarios': names method 'pearson_x', which the grid does not build; allowed: welch_t"),
-    ("n below minimum", "seed: 1\nmethods: [welch_t]\nn: [10, 30]\n",
-     "key 'n': 10 is below the minimum N of 'welch_t' (20); raise it or exclude {method: welch_t, n: 10}"),
+    ("n below minimum", "seed: 1\nmethods: [welch_t]\nn: [10, 40]\n",
+     "key 'n': 10 is below the minimum N of 'welch_t' (40); raise it or exclude {method: welch_t, n: 10}"),
     ("n not integer", "seed: 1\nmethods: [welch_t]\nn: [30.5]\n",
      "key 'n[0]': must be a sample size from 2 to 1000000, got 30.5"),
     ("empty n", "seed: 1\nmethods: [welch_t]\nn: []\n", "key 'n': must be a non-empty list of sample sizes"),
@@ -56,7 +56,7 @@ CASES = [
     ("bad alpha", GOOD + "alpha: 5\n", "key 'alpha': must be a number in (0, 0.5), got 5"),
     ("bad exclude key", GOOD + "exclude: [{method: welch_t, colour: red}]\n",
      "key 'exclude[0]': unknown key 'colour'; allowed: method, scenario, n, effect, perturbation, seed, prompt_style"),
-    ("exclude value not in grid", GOOD + "exclude: [{n: 40}]\n", "key 'exclude[0]': n '40' is not in the grid; allowed: 30"),
+    ("exclude value not in grid", GOOD + "exclude: [{n: 30}]\n", "key 'exclude[0]': n '30' is not in the grid; allowed: 40"),
     ("empty product", GOOD + "exclude: [{method: welch_t}]\n",
      "the grid expands to no tasks (every combination is excluded)"),
     ("bad split", GOOD + "split: {by: method, test: 0.2}\n", "key 'split.by': unknown value 'method'; allowed: scenario"),
@@ -90,8 +90,8 @@ def test_missing_grid_file(tmp_path):
 
 
 def test_exclude_removes_low_n_for_one_method():
-    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [10, 30], "exclude": [{"method": "welch_t", "n": 10}]})
-    assert {c.n for c in g.tasks()} == {30}
+    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [10, 40], "exclude": [{"method": "welch_t", "n": 10}]})
+    assert {c.n for c in g.tasks()} == {40}
 
 
 def test_null_in_yaml_is_the_null_effect(tmp_path):
@@ -103,7 +103,7 @@ def test_null_in_yaml_is_the_null_effect(tmp_path):
 
 
 def test_split_holds_out_whole_scenarios():
-    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [30],
+    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [40],
                       "split": {"test": 0.3, "seed": 7}})
     train = {c.scenario for c in g.tasks("train")}
     test = {c.scenario for c in g.tasks("test")}
@@ -114,7 +114,7 @@ def test_split_holds_out_whole_scenarios():
 
 
 def test_plan_counts_match_enumeration():
-    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [30, 60, 90], "seeds": 3,
+    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [40, 60, 90], "seeds": 3,
                       "exclude": [{"n": 90, "effect": "medium"}, {"seed": 2, "prompt_style": "guided"}]})
     p = tf.plan(g)
     coords = list(g.tasks())
@@ -125,7 +125,7 @@ def test_plan_counts_match_enumeration():
 
 def test_siblings_hold_out_the_same_scenarios():
     """Siblings share a scenario's wording, so a scenario held out for one is held out for all."""
-    g = tf.load_grid({"seed": 1, "methods": ["one_way_anova", "welch_anova", "kruskal_wallis"], "n": [30],
+    g = tf.load_grid({"seed": 1, "methods": ["one_way_anova", "welch_anova", "kruskal_wallis"], "n": [40],
                       "split": {"test": 0.25, "seed": 3}})
     held = {m: {c.scenario for c in g.tasks("test") if c.method == m} for m in g.methods}
     assert len({frozenset(s) for s in held.values()}) == 1 and held["welch_anova"]
@@ -137,9 +137,9 @@ def test_plan_of_a_huge_grid_counts_without_walking_the_tasks():
     """About 10^8 tasks (100000 seeds): the plan counts tasks, datasets,
     shards and seeds per cell, never per task (a walk would take minutes and
     gigabytes)."""
-    grid = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30, 40, 50, 60, 70, 80, 90, 100],
+    grid = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [40, 50, 60, 70, 80, 90, 100, 110],
                          "perturbations": ["none", "missing"], "seeds": 100_000, "max_tasks": 10**9, "shard_rows": 1000,
-                         "exclude": [{"n": 100, "effect": "medium"}, {"seed": [0, 1], "prompt_style": "guided"}]})
+                         "exclude": [{"n": 110, "effect": "medium"}, {"seed": [0, 1], "prompt_style": "guided"}]})
     p = tf.plan(grid, probe=False)
     cells = len(grid.scenarios["welch_t"]) * (8 * 3 - 1) * 2
     assert p.total == grid.count() == cells * (2 * 100_000 - 2) > 10**8
@@ -150,7 +150,7 @@ def test_plan_of_a_huge_grid_counts_without_walking_the_tasks():
 
 
 def test_grid_sha256_is_computed_once_and_unchanged():
-    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30]})
+    g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [40]})
     want = hashlib.sha256(json.dumps(g.normalized(), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     assert g.sha256 == want and g.__dict__["sha256"] == want and g.sha256 is g.sha256
 
@@ -163,7 +163,7 @@ def test_the_cluster_grid_is_the_paper_grid_with_336_seeds():
 
     grids = Path(__file__).resolve().parent.parent / "grids"
     big, paper = plan(str(grids / "paper-10m.yaml"), probe=False), plan(str(grids / "paper.yaml"), probe=False)
-    assert (big.total, big.datasets) == (10_048_416, 5_024_208) == (336 * paper.total, 336 * paper.datasets)
+    assert (big.total, big.datasets) == (9_352_896, 4_676_448) == (336 * paper.total, 336 * paper.datasets)
 
 
 #: A grid that sets every key explicitly (shard_rows included), so that no default enters its hash.
@@ -182,8 +182,8 @@ EVERY_KEY = {
 
 
 @pytest.mark.parametrize("grid, sha256", [
-    ("paper.yaml", "3298bf809e8b369a7eb9c7a523bca278f5e5419dcdcf2d3d96d122d5579861ff"),
-    ("paper-10m.yaml", "320d77e35d34b398be15639a395978b38165cbdd5427a68f66e0450866118f57"),
+    ("paper.yaml", "845e40868c03013041568f07adeceaca95fd0218455f2990314f281390594d92"),
+    ("paper-10m.yaml", "25232ee7795749348b07e50b77785f5e1b39881e162866a6c57fec3d9da37d40"),
     (None, "e4c630fcc7720b2b33af0023f1209fdcf6a87b6d80988fc41c0f1a6d8f43a373"),
 ])
 def test_grid_sha256_is_pinned(grid, sha256):
@@ -215,7 +215,7 @@ def test_every_problem_of_a_grid_is_reported_in_one_line(tmp_path):
 
 def test_a_lone_problem_keeps_its_one_line_form():
     with pytest.raises(tf.GridError) as caught:
-        tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [30], "seeds": 0}, source="grid.yaml")
+        tf.load_grid({"seed": 1, "methods": ["welch_t"], "n": [40], "seeds": 0}, source="grid.yaml")
     assert str(caught.value) == "grid.yaml: key 'seeds': must be an integer from 1 to 100000, got 0"
 
 

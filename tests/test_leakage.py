@@ -286,7 +286,7 @@ def test_semantic_evidence_with_the_packaged_model(corpus, bench):
 
 # --- datasets with blank cells ----------------------------------------------------------
 
-BLANK_GRID = {"name": "blank", "seed": 1, "methods": ["welch_t", "spearman"], "scenarios": PINNED, "n": [30],
+BLANK_GRID = {"name": "blank", "seed": 1, "methods": ["welch_t", "spearman"], "scenarios": PINNED, "n": [40],
               "effects": ["medium"],
               "perturbations": ["missing"], "shard_rows": 50}
 

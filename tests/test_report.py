@@ -25,7 +25,7 @@ from conftest import folder_violations
 
 pytest.importorskip("matplotlib")
 
-GRID = {"name": "r", "seed": 2, "methods": ["welch_t", "mann_whitney", "wilson_ci"], "n": [30, 60],
+GRID = {"name": "r", "seed": 2, "methods": ["welch_t", "mann_whitney", "wilson_ci"], "n": [40, 60],
         "effects": ["null", "borderline", "medium"], "perturbations": ["none", "missing"], "seeds": 3,
         # wilson_ci asks a question without a dataset: no perturbation, and its numbers ignore the effect level
         "exclude": [{"method": "wilson_ci", "perturbation": "missing"},

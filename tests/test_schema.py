@@ -209,7 +209,7 @@ def test_pydantic_loads_only_when_a_file_is_validated():
             "from click.testing import CliRunner\n"
             "assert CliRunner().invoke(taskfactory.cli.main, ['--help']).exit_code == 0\n"
             "print('pydantic' in sys.modules)\n"
-            "taskfactory.load_grid({'seed': 1, 'methods': ['welch_t'], 'n': [30]})\n"
+            "taskfactory.load_grid({'seed': 1, 'methods': ['welch_t'], 'n': [40]})\n"
             "print('pydantic' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.split() == ["False", "True"]

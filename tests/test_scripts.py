@@ -51,7 +51,7 @@ def test_hostile_scenario_text_cannot_inject_code(tmp_path, monkeypatch):
     shutil.copytree(scenario_root(), root)
     (root / "two_groups.yaml").write_text(yaml.safe_dump(src))
     monkeypatch.setenv("TASKFACTORY_SCENARIOS", str(root))
-    grid = {"seed": 5, "methods": ["welch_t"], "scenarios": {"welch_t": [scen["id"]]}, "n": [30],
+    grid = {"seed": 5, "methods": ["welch_t"], "scenarios": {"welch_t": [scen["id"]]}, "n": [40],
             "effects": ["medium"], "prompt_styles": ["basic"]}
     tf.build(grid, tmp_path / "c")
     rec = pq.read_table(next((tmp_path / "c/data").glob("*.parquet"))).to_pylist()[0]

@@ -59,7 +59,7 @@ class Kendall(Family):
     test_name = KENDALL
     naive_name = PEARSON
     roles = {"x": "numeric", "y": "numeric"}
-    min_n = 20
+    min_n = 40  # spearman's (siblings share their range of N)
     dgp_keys = ("x", "y")
     naive_method = "Pearson correlation test, cor.test(x, y)"
     accepted = (Alternative(method=SPEARMAN_METHOD, call='cor.test(x, y, method = "spearman")', run=spearman_test,

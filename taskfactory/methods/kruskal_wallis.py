@@ -43,7 +43,7 @@ class KruskalWallis(Family):
     test_name = KRUSKAL_WALLIS
     naive_name = CLASSICAL_ANOVA
     roles = {"outcome": "numeric", "group": "category"}
-    min_n = 25  # welch_anova's (siblings share their range of N)
+    min_n = 40  # where a normality test at 5 % sees the skew in 90 % of datasets
     dgp_keys = ("median", "log_sd")
     naive_method = "classical one-way ANOVA (oneway.test with var.equal = TRUE)"
     medium = 0.25

@@ -39,7 +39,7 @@ class OneWayAnova(Family):
     canonical = "oneway.test(outcome ~ group, var.equal = TRUE)"
     test_name = CLASSICAL_ANOVA
     roles = {"outcome": "numeric", "group": "category"}
-    min_n = 25  # welch_anova's (siblings share their range of N)
+    min_n = 40  # kruskal_wallis's (siblings share their range of N)
     dgp_keys = ("mean", "sd")
     accepted = (WELCH_F,)
     medium = 0.25

@@ -47,7 +47,7 @@ class PairedT(Family):
     test_name = PAIRED_T
     naive_name = WELCH_T
     roles = {"before": "numeric", "after": "numeric"}
-    min_n = 20  # wilcoxon_signed_rank's (siblings share their range of N)
+    min_n = 60  # wilcoxon_signed_rank's (siblings share their range of N)
     dgp_keys = ("mean", "sd")
     naive_method = "Welch two-sample t-test ignoring the pairing"
     medium = 0.5

@@ -36,7 +36,7 @@ class Pearson(Family):
     canonical = "cor.test(x, y)"
     test_name = PEARSON
     roles = {"x": "numeric", "y": "numeric"}
-    min_n = 20  # spearman's (siblings share their range of N)
+    min_n = 40  # spearman's (siblings share their range of N)
     dgp_keys = ("x_mean", "x_sd", "y_mean", "y_sd")
     medium = 0.3
     effect_unit = "Pearson's r"

@@ -42,7 +42,7 @@ class WelchAnova(Family):
     test_name = WELCH_ANOVA
     naive_name = CLASSICAL_ANOVA
     roles = {"outcome": "numeric", "group": "category"}
-    min_n = 25
+    min_n = 40  # kruskal_wallis's (siblings share their range of N)
     dgp_keys = ("mean", "sd")
     naive_method = "classical one-way ANOVA (oneway.test with var.equal = TRUE)"
     medium = 0.25

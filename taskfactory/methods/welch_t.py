@@ -54,7 +54,7 @@ class WelchT(Family):
     test_name = WELCH_T
     naive_name = STUDENT_T
     roles = {"outcome": "numeric", "group": "category"}
-    min_n = 20
+    min_n = 40  # mann_whitney's (siblings share their range of N)
     dgp_keys = ("mean", "sd")
     naive_method = "Student two-sample t-test (var.equal = TRUE)"
     medium = 0.5
