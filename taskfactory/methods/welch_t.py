@@ -18,6 +18,10 @@ from ._common import check_location, grouped, nonconstant
 from ._ttest import two_sample
 
 
+#: Share of datasets whose smaller group has the larger spread.
+INVERSE_PAIRING = 0.8
+
+
 def _sizes_sds(n, params, sd):
     sizes = split_sizes(n, [params["share"], 1.0 - params["share"]])
     return sizes, [sd * params["sd_scale"][0], sd * params["sd_scale"][1]]
@@ -63,11 +67,14 @@ class WelchT(Family):
 
     def draw_params(self, scenario, n, rng):
         """Share of the first listed level (:func:`kit.first_group_share`), and the
-        two groups' SDs relative to dgp.sd (the larger SD is dgp.sd, the smaller
-        1.5 to 3 times smaller, in either group)."""
+        two groups' SDs relative to dgp.sd: the larger SD is dgp.sd, the smaller
+        1.5 to 3 times smaller; in :data:`INVERSE_PAIRING` of datasets the smaller
+        group has the larger SD (where Student's t rejects a true null too often),
+        else the larger group."""
         share = first_group_share(rng)
         ratio = float(rng.uniform(1.5, 3.0))
-        scale = [1.0, 1.0 / ratio] if rng.random() < 0.5 else [1.0 / ratio, 1.0]
+        smaller_spreads_more = rng.random() < INVERSE_PAIRING
+        scale = [1.0, 1.0 / ratio] if (share < 0.5) == smaller_spreads_more else [1.0 / ratio, 1.0]
         return {"share": share, "sd_scale": scale}
 
     def validate(self, scenario):
