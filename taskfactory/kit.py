@@ -171,12 +171,28 @@ def expected_counts(condition, rng, n):
     return columns, expected
 
 
+def unit_extra(spec, columns, rng):
+    """An extra column that is a property of the unit measured repeatedly (the
+    column ``spec["per"]`` numbers the units 1, 2, ...): one value drawn per
+    unit (related, where the spec says, to the unit's mean of the test column)
+    and repeated in each of the unit's rows, in the rows' order of ``columns``."""
+    unit = np.asarray(columns[spec["per"]], dtype=int) - 1
+    count = int(unit.max()) + 1
+    level = draw_extra(spec, count, rng)
+    if "relates" in spec:
+        target = np.asarray(columns[spec["relates"]["to"]], dtype=float)
+        means = np.bincount(unit, weights=target, minlength=count) / np.bincount(unit, minlength=count)
+        level = relate(level, means, spec["relates"]["r"], rng)
+    return np.asarray(level)[unit]
+
+
 def finish(condition, rng, columns):
     """Assemble the drawn table from the analysis columns.
 
     Rows are shuffled (so no column arrives sorted), the extra columns are
     drawn from their specifications (and, when they relate to a test column,
-    reordered to follow it, see :func:`relate`), numbers are made doubles, and
+    reordered to follow it, see :func:`relate`; a unit's property once per
+    unit, see :func:`unit_extra`), numbers are made doubles, and
     the id column numbers the rows. Columns come out in the order of
     ``condition.columns``. Values are as drawn: :func:`release_table` clips
     them to their plausible ranges.
@@ -201,6 +217,8 @@ def finish(condition, rng, columns):
             continue
         if name in columns:
             values = np.asarray(columns[name])[order]
+        elif "per" in spec:
+            values = unit_extra(spec, columns, rng)[order]
         else:
             values = draw_extra(spec, n, rng)
             if "relates" in spec:

@@ -111,6 +111,7 @@ class Variable:
     dist: dict | None = None
     prefix: str = ""
     relates: dict | None = None
+    per_unit: bool = False
 
     def spec(self) -> dict:
         """The column specification the data-generating code sees."""
@@ -172,7 +173,10 @@ class Scenario:
         return next(v.name for v in self.variables if v.type == "id")
 
     def columns(self) -> list[dict]:
-        return [v.spec() for v in self.variables]
+        """The column specifications the data-generating code sees; an extra
+        column drawn per unit names the unit column (``per``)."""
+        unit = next((v.name for v in self.variables if v.type == "unit"), None)
+        return [{**v.spec(), "per": unit} if v.per_unit else v.spec() for v in self.variables]
 
     def data_dictionary(self) -> list[dict]:
         return [v.dictionary_entry() for v in self.variables]
@@ -418,8 +422,11 @@ def _parse_variable(entry, where: str) -> Variable:
         if vtype not in ("numeric", "integer") or dist is None:
             _fail(where, "only a numeric extra column with a 'dist' takes 'relates'")
         relates = {"to": relates.to, "r": float(relates.r)}
+    if entry.per is not None and dist is None:
+        _fail(where, "only an extra column with a 'dist' takes 'per'")
     return Variable(name=entry.name, label=entry.label.strip(), type=vtype, unit=entry.unit or "", range=rng,
-                    decimals=entry.decimals, levels=levels, dist=dist, prefix=entry.prefix, relates=relates)
+                    decimals=entry.decimals, levels=levels, dist=dist, prefix=entry.prefix, relates=relates,
+                    per_unit=entry.per == "unit")
 
 
 @lru_cache(maxsize=1)
@@ -482,6 +489,10 @@ def _models() -> tuple:
                                            f"correlation, 0 < |r| <= {MAX_RELATION:g}>}}", inside=True)] | None = \
             Field(None, description="An extra numeric column related to a numeric column of the test (and then "
                                     "driving the MAR blanks).")
+        per: Annotated[Literal["unit"], worded("per ({got}) must be unit")] | None = Field(
+            None, description="unit: the extra column is a property of the unit measured repeatedly (population, "
+                              "floor area), drawn once per unit and the same in all its rows; without it a value "
+                              "is drawn per row (a reading of that period).")
 
     class ScenarioEntry(BaseModel):
         """One real-world setting the tasks of a question kind are dressed in."""
@@ -674,6 +685,8 @@ def _check_columns(variables: list[Variable], roles: dict, has_data: bool, where
     for v in extras:
         if v.dist is None:
             _fail(where, f"extra variable '{v.name}' needs a 'dist'")
+        if v.per_unit and not any(u.type == "unit" for u in variables):
+            _fail(where, f"extra variable '{v.name}' is drawn per unit, but the dataset has no unit column")
     numeric_used = {v.name for v in variables if v.name in used and v.type in ("numeric", "integer")}
     for v in variables:
         if v.relates is not None and (v.name in used or v.relates["to"] not in numeric_used):

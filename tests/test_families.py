@@ -262,3 +262,22 @@ def test_an_emitted_constant_must_be_written_as_python():
     with pytest.raises(TypeError) as err:
         emitted_source(_generate_using_nan)
     assert str(err.value) == "emitted constant 'NOT_A_NUMBER' is nan; emitted constants are finite numbers"
+
+
+@pytest.mark.parametrize("method", ["panel_fixed_effects", "diff_in_diff", "friedman"])
+def test_a_units_properties_are_the_same_in_all_its_rows(method):
+    """An extra column marked ``per: unit`` (population, floor area) is drawn
+    once per unit; the other extras are readings of the row's period."""
+    import io
+
+    from taskfactory.task import record
+
+    for scen in tf.load_scenarios(method):
+        per_unit = {v.name for v in scen.variables if v.per_unit}
+        unit = next(v.name for v in scen.variables if v.type == "unit")
+        grid = small_grid(method, n=max(tf.get_family(method).min_n, 40))
+        c, ds = dataset(grid, method, scen.id, grid.n[0], "null")
+        data = pd.read_csv(io.StringIO(record(grid, c, ds)["data_csv"]))
+        distinct = data.groupby(unit).nunique().max()
+        extras = [v.name for v in scen.variables if v.dist is not None]
+        assert all((distinct[name] == 1) == (name in per_unit) for name in extras), (scen.id, distinct.to_dict())

@@ -234,7 +234,7 @@ def test_every_problem_of_a_scenario_is_reported_in_one_line():
     assert str(caught.value) == (
         "two_groups.yaml: 3 problems: scenario 'probe': needs a non-empty 'title'; "
         "scenario 'probe', variable 'arm': unknown key 'colour'; allowed: name, label, type, unit, range, decimals, "
-        "levels, dist, prefix, relates; scenario 'probe', variable 'sbp': decimals (True) must be an integer from 0 to 6")
+        "levels, dist, prefix, relates, per; scenario 'probe', variable 'sbp': decimals (True) must be an integer from 0 to 6")
     fixed = {**raw, "title": "Blood pressure", "variables": [
         raw["variables"][0], {"name": "arm", "label": "Arm", "type": "category", "levels": ["a", "NA"]},
         {"name": "sbp", "label": "SBP", "type": "numeric", "range": [1, 2], "prefix": "S"}, raw["variables"][3]]}
