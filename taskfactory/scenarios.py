@@ -41,7 +41,8 @@ a numeric extra may relate to a numeric column of the test as in the field
 correlation of about ``r``), and then drives the MAR blanks.
 Designs beyond a flat table label rows with a ``cluster``, a ``unit`` (measured
 repeatedly) and a ``period`` variable; the family numbers them, and each plays
-a role of its test.
+a role of its test. An extra that is a property of the unit (population, floor
+area) says ``per: unit``: it is drawn once per unit and repeats in its rows.
 
 The file is read strictly (see :mod:`taskfactory.readers`), its shape checked
 by pydantic models (:func:`scenario_file_model`, which ``taskfactory schema
