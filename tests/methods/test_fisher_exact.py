@@ -75,3 +75,15 @@ def test_yates_correction_is_capped_at_the_smallest_gap():
     # chisq.test(matrix(c(5, 5, 5, 5), 2)): X-squared = 0, p = 1 (the correction cannot pass zero)
     res = chisq_yates(np.array([[5, 5], [5, 5]]))
     assert res.statistic == 0.0 and res.pvalue == 1.0
+
+
+def test_power_where_no_sparse_table_can_be_drawn_is_the_limit_of_a_growing_effect():
+    """At N = 4800 a rate of 0.9 in the larger group leaves no sparse table a
+    double can hold; the calibration's search meets such rates and must get a
+    number (1, the limit), not 0 / 0."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert power(1200, 3600, 0.001, 0.9) == 1.0
+        assert 0.0 < power(1200, 3600, 0.001, 0.003) < 1.0
