@@ -10,7 +10,10 @@ CSVs or scripts) and its manifest:
    p-value per dataset (``data_id``: the prompt styles of a dataset share it):
    the null p-values' histogram and Kolmogorov-Smirnov p-value against
    uniform, the null reject rate with its 95 % Clopper-Pearson interval, the
-   borderline reject rate per N and the power (medium-effect reject rate) per N.
+   borderline reject rate per N, the power (the reject rate at ``medium``, or
+   at the corpus's first other level beyond the null and the borderline, such
+   as a ``target_z`` one) per N, and the share of gold z values at the
+   reward's cap, where every test scores alike.
 3. **Traps**: the share of tasks whose tempting analysis decides otherwise,
    per family and perturbation, and the gold z against the naive test's z.
 4. **Perturbations**: blank and impossible cells per row, and the rows the
@@ -140,12 +143,30 @@ def _null_p(method: str) -> str | None:
     return get_family(method).null_p if method in family_names() else None
 
 
+def power_effect(df) -> str | None:
+    """The effect level whose reject rate by N the report shows as power:
+    ``medium`` where the corpus has it, else its first level (by name) beyond
+    the null and the borderline; None without one."""
+    levels = sorted(set(df["effect"].astype(str)) - {"null", "borderline"})
+    return "medium" if "medium" in levels else (levels[0] if levels else None)
+
+
+def _capped(ds) -> dict:
+    """Share of datasets whose gold z is at the reward's cap, overall and per effect level."""
+    from .answers import SCORE_Z_CAP
+
+    at_cap = ds["gold_z"].astype(float) >= SCORE_Z_CAP
+    return {"cap": SCORE_Z_CAP, "share": _r(at_cap.mean()) if len(ds) else None,
+            "share_by_effect": {str(e): _r(at_cap[ds["effect"] == e].mean()) for e in sorted(set(ds["effect"]))}}
+
+
 def _calibration(df) -> dict:
     import numpy as np
     from scipy.stats import kstest
 
     ds = datasets(df)
-    out = {"unit": "datasets (one per data_id)", "families": {}}
+    power = power_effect(ds)
+    out = {"unit": "datasets (one per data_id)", "power_effect": power, "at_reward_cap": _capped(ds), "families": {}}
     for method, g in sorted(ds.groupby("method"), key=lambda kv: kv[0]):
         null = g[g["effect"] == "null"]
         ps = null["gold_p"].to_numpy(dtype=float)
@@ -154,7 +175,7 @@ def _calibration(df) -> dict:
                "null_histogram": {"bin_edges": [_r(e) for e in np.linspace(0, 1, 11)],
                                   "counts": [int(c) for c in np.histogram(ps, bins=10, range=(0.0, 1.0))[0]]},
                "borderline_by_n": {}, "power_by_n": {}}
-        for effect, key in (("borderline", "borderline_by_n"), ("medium", "power_by_n")):
+        for effect, key in (("borderline", "borderline_by_n"), (power, "power_by_n")):
             sub = g[g["effect"] == effect]
             for n, h in sorted(sub.groupby("n"), key=lambda kv: kv[0]):
                 fam[key][str(int(n))] = _rate(int((h["gold_decision"] == "reject").sum()), len(h))
@@ -381,6 +402,7 @@ def _histograms(Figure, summary):
 
 
 def _power(Figure, summary):
+    level = summary["calibration"]["power_effect"]
     fams = [(m, f["power_by_n"]) for m, f in summary["calibration"]["families"].items() if f["power_by_n"]]
     if not fams:
         return None
@@ -400,8 +422,8 @@ def _power(Figure, summary):
     ax.minorticks_off()
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("N (rows drawn, log scale)")
-    ax.set_ylabel("medium-effect reject rate (share of datasets)")
-    ax.set_title("Power: medium-effect reject rate by N, per family")
+    ax.set_ylabel(f"reject rate at the {level} effect (share of datasets)")
+    ax.set_title(f"Power: reject rate at the {level} effect by N, per family")
     ax.legend(fontsize=6, ncol=2, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     return fig
@@ -518,7 +540,10 @@ def _page(summary, images) -> str:
                  "interval), for the families whose null p-values are expected uniform. Exact tests of sparse "
                  "counts give discrete p-values, multiplicity-adjusted and continuity-corrected ones are "
                  "conservative by construction: their KS p says nothing, their reject rate should stay at or "
-                 "below alpha. Borderline effects should reject about half the time; power should grow with N.</p>\n")
+                 "below alpha. Borderline effects should reject about half the time; power, the reject rate at "
+                 f"the {html.escape(str(cal['power_effect']))} effect, should grow with N (or hold near the "
+                 "level a target z sets). "
+                 f"{_cap_sentence(cal['at_reward_cap'])}</p>\n")
     ns = sorted({n for f in cal["families"].values() for k in ("borderline_by_n", "power_by_n") for n in f[k]}, key=int)
     rows = []
     for m, f in cal["families"].items():
@@ -586,6 +611,15 @@ def _page(summary, images) -> str:
             f"<style>{style}</style></head><body>\n<h1>{html.escape(title)}</h1>\n"
             f"<p>{s['corpus']['tasks']} tasks. Every number on this page is in summary.json.</p>\n"
             + "".join(parts) + "</body></html>\n")
+
+
+def _cap_sentence(capped: dict) -> str:
+    """The share of gold z values at the reward's cap, in words, with the levels that have any."""
+    if capped["share"] is None:
+        return ""
+    levels = ", ".join(f"{e} {s:.1%}" for e, s in capped["share_by_effect"].items() if s)
+    return (f"Gold z at the reward's cap of {capped['cap']:g}, where every test scores alike: "
+            f"{capped['share']:.1%} of datasets" + (f" ({levels})." if levels else "."))
 
 
 def _agents_section(ag) -> str:

@@ -45,7 +45,7 @@ def corpus(tmp_path_factory):
 def table(corpus):
     shards = sorted((corpus / "data").glob("*.parquet"))
     return pa.concat_tables([pq.read_table(p, columns=["task_id", "data_id", "method", "effect", "answer_kind",
-                                                       "gold", "gold_p", "gold_decision", "trap", "perturbation", "n",
+                                                       "gold", "gold_p", "gold_z", "gold_decision", "trap", "perturbation", "n",
                                                        "alpha"])
                              for p in shards])
 
@@ -148,6 +148,13 @@ def test_summary_numbers_match_the_shards(written, table):
     assert cal["ci_low"] <= cal["reject_rate"] <= cal["ci_high"]
     assert "wilson_ci" not in summary["calibration"]["families"]   # a closed-form answer, no p-value
     assert summary["calibration"]["families"]["welch_t"]["null_p_expected"] == "uniform"
+    # the share of datasets whose gold z is at the reward's cap, per effect level
+    first = {r["data_id"]: r for r in rows if r["answer_kind"] == "p_value" and r["gold_p"] is not None}
+    medium = [r["gold_z"] >= 5 for r in first.values() if r["effect"] == "medium"]
+    capped = summary["calibration"]["at_reward_cap"]
+    assert summary["calibration"]["power_effect"] == "medium" and capped["cap"] == 5.0
+    assert capped["share_by_effect"]["medium"] == pytest.approx(sum(medium) / len(medium), rel=1e-3)
+    assert capped["share_by_effect"]["null"] == 0.0
 
     traps = summary["traps"]
     assert traps["share"] == pytest.approx(sum(r["trap"] for r in rows) / len(rows), rel=1e-3)
@@ -266,6 +273,19 @@ def test_the_agents_tables_show_the_numbers_of_summary_json(written, summary):
                 label, metric = header.rsplit(" ", 1)
                 name, k = metric.lower().split("@")
                 assert cell == shown(sources[label]["by"][column].get(group, {}).get(f"{name}_pass@{k}")), header
+
+
+def test_power_is_shown_at_medium_or_else_at_the_first_other_level_beyond_the_borderline():
+    import pandas as pd
+
+    from taskfactory.report import power_effect
+
+    def effects(*names):
+        return pd.DataFrame({"effect": list(names)})
+
+    assert power_effect(effects("null", "borderline", "strong", "medium")) == "medium"
+    assert power_effect(effects("null", "borderline", "strong", "clear")) == "clear"
+    assert power_effect(effects("null", "borderline")) is None
 
 
 def test_sources_that_share_a_file_name_are_numbered():
