@@ -26,7 +26,7 @@ rate of a panel of tests, which no data can show) and measures:
   policy that never looks at the data earns (the gold earns 1).
 - **cap**: the share of tasks whose gold z is at the reward's cap, where tests score alike.
 
-    python scripts/bench_siblings.py [--corpus DIR] [--seeds 4] [--n 60 200]
+    python scripts/bench_siblings.py [--corpus DIR] [--seeds 4] [--n 40 60 200] [--json FILE]
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ import math
 import sys
 import tempfile
 import time
+import warnings
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -45,6 +46,7 @@ import numpy as np
 import statsmodels.api as sm
 from scipy import stats
 from statsmodels.stats.diagnostic import het_breuschpagan
+from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
 import taskfactory as tf
 from taskfactory.analysis import prepare, read_csv_text
@@ -73,7 +75,7 @@ def kinds() -> dict[str, list[str]]:
             if len(names) > 1 and not any(tf.get_family(name).question_words for name in names)}
 
 
-def grid(seeds: int, n=(60, 200)) -> dict:
+def grid(seeds: int, n=(40, 60, 200)) -> dict:
     """The sibling families at sizes ``n``, each where its range of N allows."""
     methods = [name for names in kinds().values() for name in names]
     outside = [{"method": m, "n": k} for m in methods for k in n
@@ -146,11 +148,14 @@ def _overdispersed(data, roles: dict) -> bool:
 
 def _imbalanced(data, roles: dict) -> bool:
     """Do the covariates differ between the groups: the likelihood-ratio test
-    of a logistic regression of the group on the covariates."""
+    of a logistic regression of the group on the covariates (a perfect
+    separation, which statsmodels warns of, is imbalance at its plainest)."""
     X, _ = model_matrix(data, roles["covariates"])
     levels = sorted(data[roles["group"]].astype(str).unique())
     y = (data[roles["group"]].astype(str) == levels[-1]).to_numpy(float)
-    fit = sm.GLM(y, X, family=sm.families.Binomial()).fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PerfectSeparationWarning)
+        fit = sm.GLM(y, X, family=sm.families.Binomial()).fit()
     return stats.chi2.sf(fit.null_deviance - fit.deviance, fit.df_model) < CHECK_ALPHA
 
 
@@ -325,7 +330,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", help="a corpus to read (default: build the sibling grid into a scratch folder)")
     ap.add_argument("--seeds", type=int, default=4)
-    ap.add_argument("--n", type=int, nargs="+", default=[60, 200], help="sample sizes (default 60 200)")
+    ap.add_argument("--n", type=int, nargs="+", default=[40, 60, 200], help="sample sizes (default 40 60 200)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", dest="json_out", help="write the figures to this JSON file")
     args = ap.parse_args(argv)
