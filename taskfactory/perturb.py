@@ -1,7 +1,7 @@
 """Perturbations: the mess real datasets carry, injected on purpose.
 
 ``missing`` blanks 3-15 % of the cells of the test's columns, MCAR or MAR
-(the chance of a blank grows with an observed extra column, one that relates
+(the chance of a blank grows with an observed extra column of the row, one that relates
 to a test column when the scenario has one, so MAR is not MCAR in disguise).
 ``missing_mnar`` blanks as many, missing not at random: the chance of a blank
 grows with the value itself, so the complete cases are no longer a random
@@ -70,9 +70,10 @@ def draw(kind: str, family, scenario, n: int, rng) -> dict:
         else:
             mechanism = "MAR" if rng.random() < 0.5 else "MCAR"
         missing = {"mechanism": mechanism, "rate": rate, "cells": cells, "columns": cols}
-        if mechanism == "MAR":  # driven by an extra column, one related to a test column when there is one
+        if mechanism == "MAR":  # driven by an extra column of the row, one related to a test column when there is one
             used = family.role_columns(scenario.roles)
             extras = [v for v in scenario.variables if v.type not in ("id", *DESIGN_TYPES) and v.name not in used]
+            extras = [v for v in extras if not v.per_unit] or extras   # a unit's property would blank whole units
             related = [v for v in extras if v.relates is not None]
             drivers = [v.name for v in (related or extras)]
             missing["driver"] = drivers[int(rng.integers(len(drivers)))]
