@@ -207,8 +207,9 @@ def text_classifier(records: list[dict]) -> dict:
 
 def _blind_answers(rec: dict) -> dict:
     """{sibling: the reward, Raw and Strict of running its canonical test on
-    this task's data and naming it on the METHOD line} (reward 0 where the test
-    cannot run on these data)."""
+    this task's data and naming it on the METHOD line}, None where the test
+    refuses these data (where R warns and still answers, as glm.nb does on
+    Poisson counts whose theta runs off)."""
     kind = tf.get_family(rec["method"]).question_kind
     scen = get_scenario(rec["method"], rec["scenario"])
     data = read_csv_text(rec["data_csv"])
@@ -219,7 +220,7 @@ def _blind_answers(rec: dict) -> dict:
         try:
             p = tf.analyse(name, data, roles, alpha=rec["alpha"], ranges=scen.ranges()).pvalue
         except tf.TaskFactoryError:
-            out[name] = (0.0, False, False)
+            out[name] = None
             continue
         decision = "reject" if p < rec["alpha"] else "fail to reject"
         result = reward(rec, Answer({"p_value": p, "decision": decision}, sibling.test_name.label))
@@ -229,8 +230,10 @@ def _blind_answers(rec: dict) -> dict:
 
 def blind_policies(records: list[dict], jobs: int) -> dict:
     """Per question kind: each sibling's test run as a fixed policy on every
-    task of the kind (mean reward, Raw, Strict, overall and per family), and
-    the best of them, the policy that never looks at the data."""
+    task of the kind (mean reward, Raw, Strict, overall and per family, a
+    refused task scoring 0; the share it refuses and its mean reward where it
+    runs, which bound what it earns in R, where a refusal here is a warning
+    there), and the best of them, the policy that never looks at the data."""
     with ProcessPoolExecutor(jobs) as pool:
         answers = list(pool.map(_blind_answers, records, chunksize=32))
     kind_of = {name: kind for kind, names in kinds().items() for name in names}
@@ -241,11 +244,14 @@ def blind_policies(records: list[dict], jobs: int) -> dict:
             continue
         policies = {}
         for name in names:
-            scores = np.array([a[name] for _, a in rows], dtype=float)
-            by_family = {fam: float(np.mean([a[name][0] for m, a in rows if m == fam]))
+            scores = np.array([a[name] or (0.0, False, False) for _, a in rows], dtype=float)
+            ran = np.array([a[name] is not None for _, a in rows])
+            by_family = {fam: float(np.mean([(a[name] or (0.0,))[0] for m, a in rows if m == fam]))
                          for fam in names if any(m == fam for m, _ in rows)}
             policies[name] = {"reward": float(scores[:, 0].mean()), "raw": float(scores[:, 1].mean()),
-                              "strict": float(scores[:, 2].mean()), "by_family": by_family}
+                              "strict": float(scores[:, 2].mean()), "refused": float(1.0 - ran.mean()),
+                              "reward_where_run": float(scores[ran, 0].mean()) if ran.any() else None,
+                              "by_family": by_family}
         best = max(policies, key=lambda name: policies[name]["reward"])
         out[kind] = {"tasks": len(rows), "blind": best, "policies": policies}
     total = sum(row["tasks"] for row in out.values())
@@ -346,11 +352,11 @@ def main(argv=None) -> int:
     rules = data_rules(records)
     blind = blind_policies(records, args.jobs)
     capped = capped_share(records)
-    print(f"{'question kind':<22} {'tasks':>6} {'blind test':<22} {'reward':>7} {'Raw':>6} {'Strict':>7}")
+    print(f"{'question kind':<22} {'tasks':>6} {'blind test':<22} {'reward':>7} {'Raw':>6} {'Strict':>7} {'refused':>8}")
     for kind, row in blind["kinds"].items():
         best = row["policies"][row["blind"]]
         print(f"{kind:<22} {row['tasks']:>6} {row['blind']:<22} {best['reward']:>7.3f} {best['raw']:>6.3f}"
-              f" {best['strict']:>7.3f}")
+              f" {best['strict']:>7.3f} {best['refused']:>8.3f}")
     print(f"{'every kind':<22} {blind['tasks']:>6} {'':<22} {blind['overall']:>7.3f}")
     print(f"{'question kind':<22} {'tasks':>6} {'artefact accuracy':>18} {'majority':>9}")
     for kind, row in artefacts.items():
