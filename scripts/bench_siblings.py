@@ -43,6 +43,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import statsmodels.api as sm
 from scipy import stats
 from statsmodels.stats.diagnostic import het_breuschpagan
@@ -50,10 +51,10 @@ from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
 import taskfactory as tf
 from taskfactory.analysis import prepare, read_csv_text
-from taskfactory.answers import SCORE_Z_CAP, capped_z
 from taskfactory.catalogue import get_scenario
 from taskfactory.corpus import iter_records
 from taskfactory.methods._models import model_matrix
+from taskfactory.report import at_reward_cap
 from taskfactory.reward import Answer, reward
 
 #: The level of an analyst's checks: a normality test (for two variables,
@@ -61,7 +62,7 @@ from taskfactory.reward import Answer, reward
 #: balance of a survival comparison's covariates.
 CHECK_ALPHA = 0.05
 COLUMNS = ["task_id", "method", "scenario", "n", "prompt", "prompt_style", "data_csv", "roles", "accepted",
-           "gold", "alpha", "effect", "data_dictionary"]
+           "gold", "gold_z", "alpha", "effect", "data_dictionary"]
 
 
 def kinds() -> dict[str, list[str]]:
@@ -307,16 +308,6 @@ def artefact_classifier(records: list[dict]) -> dict:
     return out
 
 
-def capped_share(records: list[dict]) -> dict:
-    """Share of p-value tasks whose gold z is at the reward's cap, per effect level."""
-    by_effect = defaultdict(list)
-    for rec in records:
-        by_effect[rec["effect"]].append(capped_z(rec["gold"]["p_value"]) >= SCORE_Z_CAP)
-    every = [flag for flags in by_effect.values() for flag in flags]
-    return {"all": float(np.mean(every)) if every else 0.0,
-            **{effect: float(np.mean(flags)) for effect, flags in sorted(by_effect.items())}}
-
-
 def above_chance(row: dict) -> bool:
     """A classifier's accuracy is above the majority rate plus 5 points by more
     than twice its binomial standard error over the kind's tasks (on a few
@@ -351,7 +342,7 @@ def main(argv=None) -> int:
     artefacts = artefact_classifier(records)
     rules = data_rules(records)
     blind = blind_policies(records, args.jobs)
-    capped = capped_share(records)
+    capped = at_reward_cap(pd.DataFrame(records, columns=["gold_z", "effect"]))
     print(f"{'question kind':<22} {'tasks':>6} {'blind test':<22} {'reward':>7} {'Raw':>6} {'Strict':>7} {'refused':>8}")
     for kind, row in blind["kinds"].items():
         best = row["policies"][row["blind"]]
@@ -361,7 +352,8 @@ def main(argv=None) -> int:
     print(f"{'question kind':<22} {'tasks':>6} {'artefact accuracy':>18} {'majority':>9}")
     for kind, row in artefacts.items():
         print(f"{kind:<22} {row['tasks']:>6} {row['accuracy']:>18.3f} {row['majority']:>9.3f}")
-    print("gold z at the reward's cap: " + ", ".join(f"{k} {v:.3f}" for k, v in capped.items()))
+    print(f"gold z at the reward's cap: {capped['share']:.3f} of the tasks; "
+          + ", ".join(f"{k} {v:.3f}" for k, v in capped["share_by_effect"].items()))
     print(f"{'question kind':<16} {'tasks':>6} {'text accuracy':>14} {'majority':>9}")
     for kind, row in text.items():
         print(f"{kind:<16} {row['tasks']:>6} {row['accuracy']:>14.3f} {row['majority']:>9.3f}")

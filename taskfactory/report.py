@@ -151,8 +151,9 @@ def power_effect(df) -> str | None:
     return "medium" if "medium" in levels else (levels[0] if levels else None)
 
 
-def _capped(ds) -> dict:
-    """Share of datasets whose gold z is at the reward's cap, overall and per effect level."""
+def at_reward_cap(ds) -> dict:
+    """Share of the datasets of ``ds`` (a frame with ``gold_z`` and ``effect``)
+    whose gold z is at the reward's cap, overall and per effect level."""
     from .answers import SCORE_Z_CAP
 
     at_cap = ds["gold_z"].astype(float) >= SCORE_Z_CAP
@@ -166,7 +167,7 @@ def _calibration(df) -> dict:
 
     ds = datasets(df)
     power = power_effect(ds)
-    out = {"unit": "datasets (one per data_id)", "power_effect": power, "at_reward_cap": _capped(ds), "families": {}}
+    out = {"unit": "datasets (one per data_id)", "power_effect": power, "at_reward_cap": at_reward_cap(ds), "families": {}}
     for method, g in sorted(ds.groupby("method"), key=lambda kv: kv[0]):
         null = g[g["effect"] == "null"]
         ps = null["gold_p"].to_numpy(dtype=float)

@@ -59,14 +59,14 @@ def test_recorded_counts_match_the_csv(method, kind):
         assert rec["n_analysed"] == len(complete)
 
 
-@pytest.mark.parametrize("n", [40, 300, 2000])
-def test_rates_stay_within_their_bounds(n):
-    grid = small_grid("welch_t", n=n, perturbations=["missing+extreme"])
-    n = grid.n[0]
-    family = tf.get_family("welch_t")
+@pytest.mark.parametrize("method, n", [("one_sample_t", 12), ("welch_t", 40), ("welch_t", 300), ("welch_t", 2000)])
+def test_rates_stay_within_their_bounds(method, n):
+    grid = small_grid(method, n=n, perturbations=["missing+extreme"])
+    family = tf.get_family(method)
+    scenarios = tf.load_scenarios(method)
     for seed in range(25):
-        scen = tf.load_scenarios("welch_t")[seed % 6]
-        _, ds = dataset(grid, "welch_t", scen.id, n, "null", seed=seed, perturbation="missing+extreme")
+        scen = scenarios[seed % 6]
+        _, ds = dataset(grid, method, scen.id, n, "null", seed=seed, perturbation="missing+extreme")
         cells = n * len(family.role_columns(scen.roles))
         assert 0.03 <= ds.n_blank_cells / cells <= 0.15 + 1e-12
         rows = ds.n_impossible_values

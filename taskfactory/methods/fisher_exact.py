@@ -108,7 +108,7 @@ def rejection_region(n1: int, n2: int, alpha: float = 0.05) -> np.ndarray:
     x2 of n2 rejects at ``alpha`` (its p computed as :func:`fisher_2x2` does);
     tables that are not sparse, which :func:`generate` never draws, are False."""
     reject = np.zeros((n1 + 1, n2 + 1), dtype=bool)
-    for k in (k for k in range(n1 + n2 + 1) if sparse((n1, n2), k)):
+    for k in np.flatnonzero(sparse((n1, n2), np.arange(n1 + n2 + 1))):
         lo, hi = max(0, k - n2), min(k, n1)
         support = np.arange(lo, hi + 1)
         logdc = stats.hypergeom.logpmf(support, n1 + n2, n1, k)
