@@ -123,7 +123,7 @@ def choose(kind: str, data, roles: dict) -> str:
     if kind == "counts":
         return "negative_binomial" if _overdispersed(data, roles) else "poisson_regression"
     if kind == "clustered_regression":  # the mixed model is accepted beside the cluster-robust t, not vice versa
-        return "linear_mixed"
+        return "cluster_fixed_effects" if _between_differs(data, roles) else "linear_mixed"
     if kind == "time_to_event":  # adjusting is accepted beside the log-rank test of balanced groups
         return "cox_ph" if _imbalanced(data, roles) else "log_rank"
     raise ValueError(f"no rule for question kind '{kind}'")
@@ -145,6 +145,21 @@ def _overdispersed(data, roles: dict) -> bool:
     y = data[roles["outcome"]].to_numpy(float)
     fit = sm.GLM(y, X, family=sm.families.Poisson(), offset=np.log(data[roles["exposure_time"]].to_numpy(float))).fit()
     return stats.chi2.sf(fit.pearson_chi2, fit.df_resid) < CHECK_ALPHA
+
+
+def _between_differs(data, roles: dict) -> bool:
+    """A regression-based Hausman test (Mundlak's): the cluster mean of an
+    exposure that varies within clusters, added to the pooled model, has a
+    cluster-robust t beyond the check's level."""
+    cluster = data[roles["cluster"]]
+    exposure = data[roles["exposure"]].astype(float)
+    if not (data.groupby(cluster)[roles["exposure"]].nunique() > 1).any():
+        return False
+    X, _ = model_matrix(data, [roles["exposure"], *roles["covariates"]])
+    X = np.column_stack([X, exposure.groupby(cluster).transform("mean").to_numpy()])
+    fit = sm.OLS(data[roles["outcome"]].to_numpy(float), X).fit(
+        cov_type="cluster", cov_kwds={"groups": pd.factorize(cluster)[0]})
+    return fit.pvalues[-1] < CHECK_ALPHA
 
 
 def _imbalanced(data, roles: dict) -> bool:

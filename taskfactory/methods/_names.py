@@ -66,6 +66,12 @@ OLS_CLUSTER = TestName("Linear regression with cluster-robust standard errors", 
     "coeftest vcovcl", "standard error clustered by", "cluster sandwich", "cluster adjusted standard error",
     "ols clustered standard error", "ols cluster robust standard error", "lm clustered standard error",
     "regression clustered standard error"))
+CLUSTER_WITHIN = TestName("Linear regression with cluster fixed effects (within clusters)", (
+    "cluster fixed effects", "fixed effects", "fixed effect", "fixed effects regression", "fixed effects model",
+    "within estimator", "within cluster estimator", "within cluster regression", "within model",
+    "least squares dummy variable", "lsdv", "cluster dummies", "regression with cluster dummies",
+    "demeaned regression", "cluster demeaned regression", "lm factor cluster", "school fixed effects",
+    "firm fixed effects", "village fixed effects", "practice fixed effects"))
 LINEAR_MIXED = TestName("Linear mixed model with a random intercept (REML, Satterthwaite t-test)", (
     "linear mixed model", "linear mixed effects model", "mixed model", "mixed effects model", "mixed effects regression",
     "lmer", "lmertest", "lme4", "random intercept", "random intercept model", "random intercept regression",
