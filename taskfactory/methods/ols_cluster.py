@@ -6,13 +6,13 @@ R: ``lmtest::coeftest(fit, vcov = sandwich::vcovCL(fit, cluster = ~cluster))``,
 sandwich's defaults: HC1 cluster sums scaled by G / (G - 1) and
 (n - 1) / (n - p), t on the residual df. The grid's ``n`` counts clusters,
 each of 5 to 15 rows. The data: one exposure value per cluster (or, where
-the scenario's dgp says ``exposure_varies: within_clusters``, a cluster level holding a
-share ``between`` of the exposure's variance, 0.3 to 0.7, plus a part varying
-within clusters), individual covariates that predict the outcome, and errors
-sharing a cluster intercept (intra-cluster correlation ``icc`` of the error,
-0.05 to 0.3) unrelated to the exposure. The
-tempting wrong test is the same model's classical standard error, which takes
-the rows for independent. The random-intercept mixed model's Satterthwaite t
+the scenario's dgp says ``exposure_varies: within_clusters``, a cluster
+level holding a share ``between`` of the exposure's variance, 0.3 to 0.7,
+plus a part varying within clusters), individual covariates that predict the
+outcome, and errors sharing a cluster intercept (intra-cluster correlation
+``icc`` of the error, 0.05 to 0.3) unrelated to the exposure. The tempting
+wrong test is the same model's classical standard error, which takes the rows
+for independent. The random-intercept mixed model's Satterthwaite t
 (``linear_mixed``'s test, ``summary(lmerTest::lmer(outcome ~ exposure +
 covariates + (1 | cluster)))``) is accepted beside it: its model is right on
 these data too.
