@@ -71,7 +71,16 @@ CLUSTER_WITHIN = TestName("Linear regression with cluster fixed effects (within 
     "within estimator", "within cluster estimator", "within cluster regression", "within model",
     "least squares dummy variable", "lsdv", "cluster dummies", "regression with cluster dummies",
     "demeaned regression", "cluster demeaned regression", "lm factor cluster", "school fixed effects",
-    "firm fixed effects", "village fixed effects", "practice fixed effects"))
+    "firm fixed effects", "village fixed effects", "practice fixed effects", "linear regression fixed effects",
+    "regression fixed effects", "ols fixed effects", "lm fixed effects", "lm factor", "regression factor cluster",
+    "fixed effects cluster robust", "fixed effects clustered standard error", "within estimator lm factor"))
+WITHIN_BETWEEN = TestName("Linear mixed model with the cluster mean of the exposure (within-between)", (
+    "within between model", "within between", "within and between", "mundlak", "mundlak model", "mundlak device",
+    "hybrid model", "hybrid mixed model", "correlated random effects", "cluster mean centred", "cluster mean centered",
+    "group mean centred", "group mean centered", "random intercept with the cluster mean",
+    "mixed model with the cluster mean", "contextual effect model", "within between mixed model",
+    "mundlak mixed model", "mixed model cluster mean", "linear mixed model cluster mean", "random intercept cluster mean",
+    "lmer cluster mean", "mixed model mundlak", "hybrid mixed model mundlak"))
 LINEAR_MIXED = TestName("Linear mixed model with a random intercept (REML, Satterthwaite t-test)", (
     "linear mixed model", "linear mixed effects model", "mixed model", "mixed effects model", "mixed effects regression",
     "lmer", "lmertest", "lme4", "random intercept", "random intercept model", "random intercept regression",

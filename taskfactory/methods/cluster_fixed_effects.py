@@ -17,7 +17,9 @@ random-intercept mixed model, the pooled regression with cluster-robust
 errors) is biased, and a regression-based Hausman test (the cluster mean of
 the exposure added to the pooled model, its cluster-robust t) shows it. The
 tempting wrong test is the random-intercept mixed model, the usual answer to
-rows nested in clusters.
+rows nested in clusters. The within-between mixed model (Mundlak's: the
+random-intercept model with the cluster mean of the exposure beside it),
+whose exposure slope is the within-cluster one, is accepted.
 """
 
 import numpy as np
@@ -25,9 +27,11 @@ import numpy as np
 from ..effects import t_critical
 from ..registry import register
 from ..result import TestResult
+from ..family import Alternative
 from ._common import require, require_varies
+from ._mixed import lmer_terms
 from ._models import model_matrix, within_terms
-from ._names import CLUSTER_WITHIN, LINEAR_MIXED
+from ._names import CLUSTER_WITHIN, LINEAR_MIXED, WITHIN_BETWEEN
 from .ols_cluster import LMER_METHOD, WITHIN_CLUSTERS, OlsCluster, random_intercept
 
 METHOD = "Linear regression with cluster fixed effects (least-squares dummy variables)"
@@ -35,17 +39,40 @@ METHOD = "Linear regression with cluster fixed effects (least-squares dummy vari
 CLUSTER_CORR = (0.5, 0.8)
 
 
-def within_clusters(condition, data) -> TestResult:
-    """The exposure's row of ``summary(lm(outcome ~ exposure + covariates +
-    factor(cluster)))``: the within estimator with classical errors."""
+def _design(condition, data):
+    """(outcome, model matrix of the exposure and covariates, its names, the
+    clusters), refusing an exposure no cluster's rows vary in."""
     roles = condition.roles
     require_varies(data, roles["outcome"], roles["exposure"])
     cluster = data[roles["cluster"]]
     require(bool((data.groupby(cluster)[roles["exposure"]].nunique() > 1).any()),
             f"'{roles['exposure']}' is constant within every value of '{roles['cluster']}'")
     X, names = model_matrix(data, [roles["exposure"], *roles["covariates"]])
-    terms = within_terms(data[roles["outcome"]].to_numpy(dtype=float), X[:, 1:], names[1:], cluster)
-    return TestResult.from_terms(terms, roles["exposure"], METHOD, "t", n=len(data))
+    return data[roles["outcome"]].to_numpy(dtype=float), X, names, cluster
+
+
+def within_clusters(condition, data) -> TestResult:
+    """The exposure's row of ``summary(lm(outcome ~ exposure + covariates +
+    factor(cluster)))``: the within estimator with classical errors."""
+    y, X, names, cluster = _design(condition, data)
+    terms = within_terms(y, X[:, 1:], names[1:], cluster)
+    return TestResult.from_terms(terms, condition.roles["exposure"], METHOD, "t", n=len(data))
+
+
+def within_between(condition, data) -> TestResult:
+    """The exposure's row of ``summary(lmerTest::lmer(outcome ~ exposure +
+    .cluster_mean + covariates + (1 | cluster)))``, ``.cluster_mean`` the
+    exposure's mean over the row's cluster: REML, Satterthwaite's df."""
+    y, X, names, cluster = _design(condition, data)
+    require(len(data) > X.shape[1] + 1, f"{len(data)} complete rows for {X.shape[1] + 1} coefficients")
+    mean = data.groupby(cluster)[condition.roles["exposure"]].transform("mean").to_numpy(dtype=float)
+    X = np.column_stack([X[:, :2], mean, X[:, 2:]])
+    terms, _ = lmer_terms(y, X, [*names[:2], ".cluster_mean", *names[2:]], cluster)
+    return TestResult.from_terms(terms, condition.roles["exposure"], WITHIN_BETWEEN_METHOD, "t", n=len(data))
+
+
+WITHIN_BETWEEN_METHOD = ("Linear mixed model fit by REML with the cluster mean of the exposure, t-tests use "
+                         "Satterthwaite's method (lmerTest)")
 
 
 class ClusterFixedEffects(OlsCluster):
@@ -55,7 +82,12 @@ class ClusterFixedEffects(OlsCluster):
     test_name = CLUSTER_WITHIN
     naive_name = LINEAR_MIXED
     naive_method = LMER_METHOD
-    accepted = ()
+    accepted = (Alternative(
+        method=WITHIN_BETWEEN_METHOD, run=within_between, name=WITHIN_BETWEEN, r_pvalue="res[2, 5]",
+        call="summary(lmerTest::lmer(outcome ~ exposure + .cluster_mean + covariates + (1 | cluster)))",
+        r_code=('d$.cluster_mean <- ave(d[["{exposure}"]], d[["{cluster}"]])\n'
+                "fit <- lmerTest::lmer({outcome} ~ {exposure} + .cluster_mean + {covariates} + (1 | {cluster}), data = d)\n"
+                "res <- summary(fit)$coefficients")),)
     r_pvalue = "res[2, 4]"
     dgp_keys = ("outcome", "exposure", "covariates", "confounder", "exposure_varies", "cluster_link")
     effect_unit = "outcome error SDs per SD of the exposure"
