@@ -25,9 +25,9 @@ whose exposure slope is the within-cluster one, is accepted.
 import numpy as np
 
 from ..effects import t_critical
+from ..family import Alternative
 from ..registry import register
 from ..result import TestResult
-from ..family import Alternative
 from ._common import require, require_varies
 from ._mixed import lmer_terms
 from ._models import model_matrix, within_terms
@@ -35,6 +35,8 @@ from ._names import CLUSTER_WITHIN, LINEAR_MIXED, WITHIN_BETWEEN
 from .ols_cluster import LMER_METHOD, WITHIN_CLUSTERS, OlsCluster, random_intercept
 
 METHOD = "Linear regression with cluster fixed effects (least-squares dummy variables)"
+WITHIN_BETWEEN_METHOD = ("Linear mixed model fit by REML with the cluster mean of the exposure, t-tests use "
+                         "Satterthwaite's method (lmerTest)")
 #: |corr(cluster intercept, cluster level of the exposure)|, drawn per dataset.
 CLUSTER_CORR = (0.5, 0.8)
 
@@ -69,10 +71,6 @@ def within_between(condition, data) -> TestResult:
     X = np.column_stack([X[:, :2], mean, X[:, 2:]])
     terms, _ = lmer_terms(y, X, [*names[:2], ".cluster_mean", *names[2:]], cluster)
     return TestResult.from_terms(terms, condition.roles["exposure"], WITHIN_BETWEEN_METHOD, "t", n=len(data))
-
-
-WITHIN_BETWEEN_METHOD = ("Linear mixed model fit by REML with the cluster mean of the exposure, t-tests use "
-                         "Satterthwaite's method (lmerTest)")
 
 
 class ClusterFixedEffects(OlsCluster):
