@@ -9,6 +9,7 @@ import pytest
 
 import taskfactory as tf
 from taskfactory.catalogue import load_scenarios, siblings
+from taskfactory.methods.ols_cluster import WITHIN_CLUSTERS
 from taskfactory.prompts import CONVENTIONS
 from taskfactory.task import record
 
@@ -36,7 +37,7 @@ def test_every_sibling_kind_is_listed_and_shares_every_scenario_its_design_can_t
                      "regression", "time_to_event", "two_groups", "two_proportions"]
     for kind in KINDS:
         ids = {name: [s.id for s in load_scenarios(name)] for name in siblings(kind)}
-        within = [s.id for s in load_scenarios(siblings(kind)[0]) if s.dgp.get("exposure_varies") == "within_clusters"]
+        within = [s.id for s in load_scenarios(siblings(kind)[0]) if s.dgp.get("exposure_varies") == WITHIN_CLUSTERS]
         expected = {name: within if name == "cluster_fixed_effects" else ids[siblings(kind)[0]] for name in ids}
         assert ids == expected, kind
         if kind == "clustered_regression":

@@ -73,7 +73,7 @@ CLUSTER_WITHIN = TestName("Linear regression with cluster fixed effects (within 
     "demeaned regression", "cluster demeaned regression", "lm factor cluster", "school fixed effects",
     "firm fixed effects", "village fixed effects", "practice fixed effects", "linear regression fixed effects",
     "regression fixed effects", "ols fixed effects", "lm fixed effects", "lm factor", "regression factor cluster",
-    "fixed effects cluster robust", "fixed effects clustered standard error", "within estimator lm factor"))
+    "fixed effects cluster robust", "fixed effects clustered standard error"))
 WITHIN_BETWEEN = TestName("Linear mixed model with the cluster mean of the exposure (within-between)", (
     "within between model", "within between", "within and between", "mundlak", "mundlak model", "mundlak device",
     "hybrid model", "hybrid mixed model", "correlated random effects", "cluster mean centred", "cluster mean centered",
