@@ -12,7 +12,7 @@ CATALOGUE = (
     "one_way_anova", "welch_anova", "kruskal_wallis", "friedman", "factorial_anova",
     "chi_square_independence", "chi_square_gof", "two_proportion_z", "fisher_exact",
     "pearson", "spearman", "kendall",
-    "ols_coefficient", "ols_robust", "tobit", "ols_cluster", "linear_mixed",
+    "ols_coefficient", "ols_robust", "tobit", "ols_quadratic", "ols_cluster", "linear_mixed",
     "cluster_fixed_effects",
     "logistic_regression", "poisson_regression", "negative_binomial",
     "log_rank", "cox_ph", "iv_2sls", "panel_fixed_effects", "diff_in_diff", "holm_adjusted", "bh_fdr",

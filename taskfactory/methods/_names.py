@@ -56,6 +56,11 @@ OLS = TestName("Linear regression t-test of the coefficient", (
 UNADJUSTED_OLS = TestName("Simple linear regression without the covariates", (
     "simple linear regression", "simple regression", "unadjusted regression", "unadjusted linear regression",
     "bivariate regression", "regression without covariate", "lm without covariate"))
+OLS_QUADRATIC = TestName("Linear regression with quadratic terms for the covariates", (
+    "quadratic term", "squared term", "quadratic covariate", "quadratic adjustment", "polynomial adjustment",
+    "second degree polynomial", "linear regression quadratic", "linear model quadratic", "lm quadratic",
+    "lm squared term", "lm poly", "ols quadratic", "ols squared term", "ols polynomial", "regression quadratic",
+    "regression polynomial", "regression squared term"))
 OLS_HC3 = TestName("Linear regression with HC3 robust standard errors", (
     "robust standard error", "heteroscedasticity consistent", "heteroskedasticity consistent", "hc3",
     "vcovhc", "sandwich", "white standard error", "huber white", "robust regression standard error",
