@@ -13,7 +13,8 @@ rate of a panel of tests, which no data can show) and measures:
 - **data**: a small rule set that looks only at the released data (normality
   of the within-group studentized residuals, of the paired differences or of
   each variable; the smallest expected count of a 2 x 2 table; outcome values
-  at 0 or Breusch-Pagan on a regression's residuals; the Pearson dispersion of a Poisson fit; the
+  at 0, the F test of the squares of its numeric covariates or Breusch-Pagan on a
+  regression's residuals; the Pearson dispersion of a Poisson fit; the
   balance of the covariates between the groups of a time-to-event comparison;
   after the canonical handling; each check at 5 %) and picks a family; it should pick the
   canonical test or an accepted alternative in at least 90 % of tasks at every N a family
@@ -54,6 +55,7 @@ from taskfactory.analysis import prepare, read_csv_text
 from taskfactory.catalogue import get_scenario
 from taskfactory.corpus import iter_records
 from taskfactory.methods._models import model_matrix
+from taskfactory.methods.ols_quadratic import squared
 from taskfactory.report import at_reward_cap
 from taskfactory.reward import Answer, reward
 
@@ -119,6 +121,8 @@ def choose(kind: str, data, roles: dict) -> str:
     if kind == "regression":
         if (data[roles["outcome"]].to_numpy(float) == 0).any():  # an outcome piling up at its floor
             return "tobit"
+        if _curved(data, roles):
+            return "ols_quadratic"
         return "ols_robust" if _heteroscedastic(data, roles) else "ols_coefficient"  # HC3 is accepted beside lm
     if kind == "counts":
         return "negative_binomial" if _overdispersed(data, roles) else "poisson_regression"
@@ -136,6 +140,20 @@ def _heteroscedastic(data, roles: dict) -> bool:
     y = data[roles["outcome"]].to_numpy(float)
     resid = y - X @ np.linalg.lstsq(X, y, rcond=None)[0]
     return het_breuschpagan(resid, X[:, :2])[1] < CHECK_ALPHA
+
+
+def _curved(data, roles: dict) -> bool:
+    """The squares of the numeric covariates, added to the adjusted model,
+    improve it (their Wald test with HC3 errors, which unequal spreads do not
+    fool: the check of a confounder's functional form)."""
+    bent = squared(data, roles["covariates"])
+    if not bent:
+        return False
+    X, _ = model_matrix(data, [roles["exposure"], *roles["covariates"]])
+    y = data[roles["outcome"]].to_numpy(float)
+    full = np.column_stack([X, *(data[name].to_numpy(float) ** 2 for name in bent)])
+    squares = np.eye(full.shape[1])[X.shape[1]:]
+    return float(sm.OLS(y, full).fit(cov_type="HC3").wald_test(squares, scalar=True).pvalue) < CHECK_ALPHA
 
 
 def _overdispersed(data, roles: dict) -> bool:
