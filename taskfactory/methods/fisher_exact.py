@@ -36,9 +36,6 @@ from ._names import CHI_SQUARE, FISHER
 BASE_EXPECTED = (1.0, 3.0)
 #: An expected count below this makes a table sparse (R's chisq.test warns).
 SPARSE_EXPECTED = 5.0
-#: Tables drawn, at most, until one is sparse (the margins decide, so Fisher's
-#: test, which conditions on them, stays exact).
-SPARSE_DRAWS = 1000
 #: The largest log odds ratio calibration goes to (an odds ratio of about 3000).
 MAX_LOG_OR = 8.0
 EPS = float(np.finfo(float).eps)
@@ -71,17 +68,46 @@ def sparse(sizes, events) -> bool:
     return min(sizes[0], sizes[1]) * np.minimum(events, n - events) < SPARSE_EXPECTED * n
 
 
+def binomial_logpmf(x: np.ndarray, size: int, chance: float, band: int) -> np.ndarray:
+    """log P(X = x) for X binomial(size, chance), each x within ``band`` of
+    0 or of ``size`` (log C(size, j) summed up for the j = min(x, size - x)
+    below ``band``; numpy only, as the regeneration script runs it)."""
+    j = np.arange(1, min(band, size // 2 + 1))
+    log_choose = np.concatenate([[0.0], np.cumsum(np.log((size - j + 1) / j))])
+    with np.errstate(divide="ignore"):
+        hits = np.where(x > 0, x * np.log(chance), 0.0)
+        misses = np.where(x < size, (size - x) * np.log1p(-chance), 0.0)
+    return log_choose[np.minimum(x, size - x)] + hits + misses
+
+
+def sparse_counts(sizes, chances, rng) -> tuple[int, int]:
+    """The positive outcomes of the two groups, binomial with rates
+    ``chances`` given that their table is sparse: one draw from the sparse
+    tables weighted by their binomial probabilities, the law rejection
+    sampling over whole tables would give, which :func:`power` assumes. A
+    sparse table has fewer than ``band`` of the rarer outcome in all, so each
+    group's count lies within ``band`` of 0 or of the group's size."""
+    n1, n2 = sizes
+    band = int(np.ceil(SPARSE_EXPECTED * (n1 + n2) / min(n1, n2)))
+    x1, x2 = (np.union1d(np.arange(min(k, band)), np.arange(max(0, k - band + 1), k + 1)) for k in (n1, n2))
+    logw = (binomial_logpmf(x1, n1, chances[0], band)[:, None]
+            + binomial_logpmf(x2, n2, chances[1], band)[None, :])
+    logw[~sparse(sizes, np.add.outer(x1, x2))] = -np.inf
+    w = np.exp(logw - logw.max()).ravel()
+    pick = int(rng.choice(w.size, p=w / w.sum()))
+    return int(x1[pick // len(x2)]), int(x2[pick % len(x2)])
+
+
 def generate(condition, rng):
+    """Two groups of fixed sizes whose positive outcomes are
+    :func:`sparse_counts`, in random rows of each group."""
     params = condition.params
     groups = column_spec(condition, "group")["levels"]
     positive = condition.roles["positive"]
     negative = next(lv for lv in column_spec(condition, "outcome")["levels"] if lv != positive)
     sizes = split_sizes(condition.n, [params["share"], 1.0 - params["share"]])
-    chance = np.repeat(rates(params, condition.effect_value), sizes)
-    for _ in range(SPARSE_DRAWS):   # a table whose margins give an expected count below 5
-        success = rng.random(condition.n) < chance
-        if sparse(sizes, int(success.sum())):
-            break
+    counts = sparse_counts(sizes, rates(params, condition.effect_value), rng)
+    success = np.concatenate([rng.permutation(np.arange(size) < count) for size, count in zip(sizes, counts)])
     return finish(condition, rng, {
         condition.roles["outcome"]: np.where(success, positive, negative).astype(object),
         condition.roles["group"]: labels_for(groups, sizes),
