@@ -7,11 +7,12 @@ exposure's row: the least-squares slope, its classical standard error and t
 on n - p degrees of freedom. The data: ``ols_coefficient``'s confounded
 design (see :mod:`taskfactory.methods._regression`) plus a curve in the
 covariate the dgp names ``curved``, q = (a^2 - 1) / sqrt(2) for its
-standardised value a (drawn within 3 SDs): the exposure follows q at
+standardised value a (level beyond 3 SDs): the exposure follows q at
 ``curve_confounding`` (0.3 to 0.6) with the sign of the dgp's
 ``exposure_curve``, and the outcome follows
 it by ``curve_effect`` (1.0 to 1.4) residual SDs with the sign of
-``outcome_curve`` (1 a U, -1 a hump). q is uncorrelated with any straight
+``outcome_curve`` (1 a U, -1 a hump), the whole outcome scaled back to
+the spread of the linear siblings'. q is uncorrelated with any straight
 line in a, so the linear adjustment leaves the curve's confounding in the
 slope, while the square of the covariate in the model, or a test of it,
 shows the curve. The tempting wrong test is that linear adjustment,
@@ -34,8 +35,9 @@ METHOD = "Linear regression (lm) with a quadratic term for each numeric covariat
 #: (in outcome residual SDs per SD of the curve), drawn per dataset.
 CURVE_CONFOUNDING = (0.3, 0.6)
 CURVE_EFFECT = (1.0, 1.4)
-#: The curved covariate is drawn within this many SDs of its mean, so that its
-#: square makes no outliers beyond what the field records.
+#: The curve levels off this many SDs of the covariate from its mean, so that
+#: the rare values beyond make no outliers of the outcome; the covariate itself
+#: is drawn as in the linear siblings.
 CURVE_REACH = 3.0
 CURVE_SIGNS = "dgp outcome_curve and exposure_curve must be 1 (a U) or -1 (a hump)"
 
@@ -44,23 +46,33 @@ def generate(condition, rng):
     """Covariates, an exposure correlated with their confounder and with the
     curve of the ``curved`` covariate, and an outcome from the exposure (slope
     ``effect`` per SD of its part neither explains), the confounder, the curve
-    and normal errors."""
+    and normal errors, scaled by :func:`spread` so that its variance is a
+    linear sibling's."""
     dgp, params, n = condition.dgp, condition.params, condition.n
     columns, confounder = covariates(condition, rng, n)
     mean, sd = dgp["covariates"][dgp["curved"]]
-    score = np.clip((columns[dgp["curved"]] - mean) / sd, -CURVE_REACH, CURVE_REACH)
-    columns[dgp["curved"]] = mean + sd * score
-    curve = (score * score - 1.0) / np.sqrt(2.0)
+    score = (columns[dgp["curved"]] - mean) / sd
+    curve = (np.minimum(score * score, CURVE_REACH * CURVE_REACH) - 1.0) / np.sqrt(2.0)
     rho = dgp["exposure_link"] * params["confounding"]
     bend = dgp["exposure_curve"] * params["curve_confounding"]
     own = np.sqrt(1.0 - rho * rho - bend * bend)
     exposure = rho * confounder + bend * curve + own * rng.standard_normal(n)
     columns[condition.roles["exposure"]] = dgp["exposure"][0] + dgp["exposure"][1] * exposure
     slope = dgp.get("direction", 1) * condition.effect_value / own
-    outcome = (slope * exposure + params["confounder_effect"] * confounder
-               + dgp["outcome_curve"] * params["curve_effect"] * curve + rng.standard_normal(n))
+    gamma, kappa = params["confounder_effect"], dgp["outcome_curve"] * params["curve_effect"]
+    outcome = slope * exposure + gamma * confounder + kappa * curve + rng.standard_normal(n)
+    outcome /= spread(slope, gamma, kappa, rho, bend)
     columns[condition.roles["outcome"]] = dgp["outcome"][0] + dgp["outcome"][1] * outcome
     return finish(condition, rng, columns)
+
+
+def spread(slope, gamma, kappa, rho, bend) -> float:
+    """The outcome's SD over that of the same outcome without the curve (a
+    linear sibling's, whose variance is slope^2 + gamma^2 + 2 slope gamma rho
+    + 1), so that dividing by it leaves the curve in the outcome's shape, not
+    in its spread; every test statistic is unchanged by the scale."""
+    linear = slope * slope + gamma * gamma + 2.0 * slope * gamma * rho + 1.0
+    return float(np.sqrt((linear + kappa * kappa + 2.0 * slope * kappa * bend) / linear))
 
 
 def squared(data, names) -> list[str]:

@@ -129,9 +129,9 @@ def test_linear_siblings_keep_their_outcome_far_above_zero():
     is at least 15 residual SDs above 0 (ols_robust's error SD reaches 4.5 times
     its mean at the ends of the exposure: the lowest of 4800 rows lies 8 to 12
     SDs below the mean, and more than 15 in fewer than 0.1 % of datasets;
-    ols_quadratic's hump lowers it by at most 7.9 SDs, 3 SDs of its covariate
-    from the mean, and the lowest of 4800 rows lies at most 13 SDs below the
-    mean in 1000 datasets), so nothing piles up at 0; every regression scenario's
+    ols_quadratic's outcome, its hump included and scaled to the linear
+    siblings' spread, has its lowest of 4800 rows at most 9 SDs below the mean
+    in 1000 datasets), so nothing piles up at 0; every regression scenario's
     outcome range starts at 0."""
     for method in ("ols_coefficient", "ols_robust", "ols_quadratic"):
         for scen in tf.load_scenarios(method):
