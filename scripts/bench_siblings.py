@@ -13,8 +13,8 @@ rate of a panel of tests, which no data can show) and measures:
 - **data**: a small rule set that looks only at the released data (normality
   of the within-group studentized residuals, of the paired differences or of
   each variable; the smallest expected count of a 2 x 2 table; outcome values
-  at 0, the F test of the squares of its numeric covariates or Breusch-Pagan on a
-  regression's residuals; the Pearson dispersion of a Poisson fit; the
+  at 0, the HC3 Wald test of the squares of its numeric covariates or
+  Breusch-Pagan on a regression's residuals; the Pearson dispersion of a Poisson fit; the
   balance of the covariates between the groups of a time-to-event comparison;
   after the canonical handling; each check at 5 %) and picks a family; it should pick the
   canonical test or an accepted alternative in at least 90 % of tasks at every N a family
