@@ -55,7 +55,7 @@ from taskfactory.analysis import prepare, read_csv_text
 from taskfactory.catalogue import get_scenario
 from taskfactory.corpus import iter_records
 from taskfactory.methods._models import model_matrix
-from taskfactory.methods.ols_quadratic import squared
+from taskfactory.methods.ols_quadratic import quadratic_design, squared
 from taskfactory.report import at_reward_cap
 from taskfactory.reward import Answer, reward
 
@@ -146,13 +146,12 @@ def _curved(data, roles: dict) -> bool:
     """The squares of the numeric covariates, added to the adjusted model,
     improve it (their Wald test with HC3 errors, which unequal spreads do not
     fool: the check of a confounder's functional form)."""
-    bent = squared(data, roles["covariates"])
+    bent = len(squared(data, roles["covariates"]))
     if not bent:
         return False
-    X, _ = model_matrix(data, [roles["exposure"], *roles["covariates"]])
+    full, _ = quadratic_design(data, roles)
     y = data[roles["outcome"]].to_numpy(float)
-    full = np.column_stack([X, *(data[name].to_numpy(float) ** 2 for name in bent)])
-    squares = np.eye(full.shape[1])[X.shape[1]:]
+    squares = np.eye(full.shape[1])[full.shape[1] - bent:]
     return float(sm.OLS(y, full).fit(cov_type="HC3").wald_test(squares, scalar=True).pvalue) < CHECK_ALPHA
 
 

@@ -83,15 +83,21 @@ def squared(data, names) -> list[str]:
             if data[name].dtype.kind in "iuf" and data[name].nunique() > 2]
 
 
+def quadratic_design(data, roles) -> tuple[np.ndarray, list[str]]:
+    """The model matrix of the exposure and covariates (an intercept first)
+    with the :func:`squared` covariates' squares last, and the term names."""
+    X, names = model_matrix(data, [roles["exposure"], *roles["covariates"]])
+    bent = squared(data, roles["covariates"])
+    X = np.column_stack([X, *(data[name].to_numpy(dtype=float) ** 2 for name in bent)])
+    return X, [*names, *(f"I({name}^2)" for name in bent)]
+
+
 def quadratic(condition, data) -> TestResult:
     """The exposure's row of ``summary(lm(outcome ~ exposure + covariates +
     I(c^2) ...))`` over the numeric covariates c."""
     roles = condition.roles
     require_varies(data, roles["outcome"], roles["exposure"])
-    X, names = model_matrix(data, [roles["exposure"], *roles["covariates"]])
-    bent = squared(data, roles["covariates"])
-    X = np.column_stack([X, *(data[name].to_numpy(dtype=float) ** 2 for name in bent)])
-    names = [*names, *(f"I({name}^2)" for name in bent)]
+    X, names = quadratic_design(data, roles)
     require(len(data) > X.shape[1], f"{len(data)} complete rows for {X.shape[1]} coefficients")
     terms = lm_terms(data[roles["outcome"]].to_numpy(dtype=float), X, names)
     return TestResult.from_terms(terms, roles["exposure"], METHOD, "t", n=len(data))
