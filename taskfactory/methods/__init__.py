@@ -8,7 +8,7 @@ name starts with ``_`` holds shared helpers and registers nothing.
 #: The catalogue order of the families (``taskfactory methods``, the dataset
 #: card, ``methods: all``); a registered family not listed here follows, by name.
 CATALOGUE = (
-    "one_sample_t", "binomial_exact", "paired_t", "mcnemar", "welch_t", "mann_whitney", "wilcoxon_signed_rank",
+    "one_sample_t", "binomial_exact", "paired_t", "mcnemar", "welch_t", "mann_whitney", "wilcoxon_signed_rank", "sign_test",
     "one_way_anova", "welch_anova", "kruskal_wallis", "friedman", "factorial_anova",
     "chi_square_independence", "chi_square_gof", "two_proportion_z", "fisher_exact",
     "pearson", "spearman", "kendall",

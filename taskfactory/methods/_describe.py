@@ -63,8 +63,8 @@ def sample(data, outcome: str) -> list[str]:
 
 
 def pairs(data, before: str, after: str) -> list[str]:
-    """Paired measurements: the correlation of the pair and the shape of the
-    differences ``after - before``."""
+    """Paired measurements: the correlation of the pair, and the shape, centre
+    and signs of the differences ``after - before``."""
     b, a = numeric(data, before), numeric(data, after)
     d = a - b
     skew, kurt, far = _shape(d)
@@ -73,6 +73,8 @@ def pairs(data, before: str, after: str) -> list[str]:
         f"Each row holds both measurements of one unit; '{after}' and '{before}' correlate at r = {r:.2f}.",
         f"The {len(d)} differences '{after}' - '{before}': sample skewness {skew:.2f}, excess kurtosis "
         f"{kurt:.2f}; {far} lie more than 3 SDs from their mean; {int(np.sum(d == 0))} are exactly zero.",
+        f"The differences' mean is {np.mean(d):.4g} and their median {np.median(d):.4g}; {int(np.sum(d > 0))} are "
+        f"positive and {int(np.sum(d < 0))} negative.",
     ]
 
 
