@@ -108,7 +108,7 @@ def test_the_effect_is_the_share_that_rises_and_the_changes_are_skewed():
     assert np.mean(down < 0) == pytest.approx(0.7, abs=0.01)
     for changes in (d, up, down):
         low, mid, high = np.percentile(changes, [12.5, 50, 87.5])
-        assert (high + low - 2 * mid) / (high - low) > 0.4
+        assert (high + low - 2 * mid) / (high - low) > 0.45
 
 
 def test_effect_for_z():
