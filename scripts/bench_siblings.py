@@ -12,11 +12,12 @@ rate of a panel of tests, which no data can show) and measures:
   majority rate plus 5 points.
 - **data**: a small rule set that looks only at the released data (normality
   of the within-group studentized residuals, of the paired differences or of
-  each variable; the octile skewness of the paired differences; the smallest expected count of a 2 x 2 table; outcome values
-  at 0, the HC3 Wald test of the squares of its numeric covariates or
-  Breusch-Pagan on a regression's residuals; the Pearson dispersion of a Poisson fit (tested, and above 1.2); the
-  balance of the covariates between the groups of a time-to-event comparison;
-  after the canonical handling; each check at 5 %) and picks a family; it should pick the
+  each variable; the octile skewness of the paired differences; the smallest
+  expected count of a 2 x 2 table; outcome values at 0, the HC3 Wald test of
+  the squares of its numeric covariates or Breusch-Pagan on a regression's
+  residuals; the Pearson dispersion of a Poisson fit, tested and above 1.2;
+  the balance of the covariates between the groups of a time-to-event
+  comparison; after the canonical handling; each test at 5 %) and picks a family; it should pick the
   canonical test or an accepted alternative in at least 90 % of tasks at every N a family
   takes.
 - **artefacts**: gradient boosting on what the file's shape shows without statistics (rows,
