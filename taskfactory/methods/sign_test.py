@@ -76,6 +76,7 @@ def _signs(condition, data) -> tuple[int, int]:
     """The number of units whose after value exceeds the before value, and of
     those whose values differ."""
     after, before = numeric(data, condition.roles["after"]), numeric(data, condition.roles["before"])
+    require(after.size > 0, "no paired observations")
     changed = int(np.sum(after != before))
     require(changed > 0, "no unit's measurement changed")
     return int(np.sum(after > before)), changed

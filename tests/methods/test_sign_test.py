@@ -64,6 +64,8 @@ def test_no_change_at_all_is_refused():
     """R stops: binom.test(0, 0) has no trials."""
     with pytest.raises(DataError, match="no unit's measurement changed"):
         tf.analyse("sign_test", frame([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]), ROLES)
+    with pytest.raises(DataError, match="no paired observations"):
+        tf.analyse("sign_test", frame([1.0, float("nan")], [float("nan"), 2.0]), ROLES)
 
 
 def test_naive_is_the_signed_rank_test():
