@@ -10,16 +10,11 @@ rate of a panel of tests, which no data can show) and measures:
   scenarios held out in cross-validation (grouped folds), against the
   majority rate. The wording should teach nothing: accuracy at most the
   majority rate plus 5 points.
-- **data**: a small rule set that looks only at the released data (normality
-  of the within-group studentized residuals, of the paired differences or of
-  each variable; the octile skewness of the paired differences; the smallest
-  expected count of a 2 x 2 table; outcome values at 0, the HC3 Wald test of
-  the squares of its numeric covariates or Breusch-Pagan on a regression's
-  residuals; the Pearson dispersion of a Poisson fit, tested and above 1.2;
-  the balance of the covariates between the groups of a time-to-event
-  comparison; after the canonical handling; each test at 5 %) and picks a family; it should pick the
-  canonical test or an accepted alternative in at least 90 % of tasks at every N a family
-  takes.
+- **data**: the scripted statistician's checks and rules
+  (:mod:`taskfactory.agent.statistician`, which writes the worked
+  trajectories), run here on the released data after the canonical handling,
+  pick a family; they should pick the canonical test or an accepted
+  alternative in at least 90 % of tasks at every N a family takes.
 - **artefacts**: gradient boosting on what the file's shape shows without statistics (rows,
   group sizes, shares and order, level counts, rows per cluster), scenarios held out: at
   most the majority rate plus 5 points.
@@ -39,38 +34,21 @@ import math
 import sys
 import tempfile
 import time
-import warnings
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
-from scipy import stats
-from statsmodels.stats.diagnostic import het_breuschpagan
-from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
 import taskfactory as tf
+from taskfactory.agent.statistician import choose, right_choices
 from taskfactory.analysis import prepare, read_csv_text
 from taskfactory.catalogue import get_scenario
 from taskfactory.corpus import iter_records
-from taskfactory.methods._models import model_matrix
-from taskfactory.methods.ols_quadratic import quadratic_design, squared
 from taskfactory.report import at_reward_cap
 from taskfactory.reward import Answer, reward
 
-#: The level of an analyst's checks: a normality test (for two variables,
-#: each at half of it), Breusch-Pagan, the Poisson dispersion test and the
-#: balance of a survival comparison's covariates.
-CHECK_ALPHA = 0.05
-#: The octile skewness beyond which paired differences count as asymmetric
-#: (set where symmetric differences with heavy tails, the signed-rank
-#: sibling's, rarely pass it at the kind's smallest N).
-OCTILE_SKEWED = 0.4
-#: The Pearson dispersion ratio of a Poisson fit above which overdispersion
-#: matters to an analyst (beside its test at CHECK_ALPHA).
-DISPERSION_MATERIAL = 1.2
 COLUMNS = ["task_id", "method", "scenario", "n", "prompt", "prompt_style", "data_csv", "roles", "accepted",
            "gold", "gold_z", "alpha", "effect", "data_dictionary"]
 
@@ -93,129 +71,6 @@ def grid(seeds: int, n=(40, 60, 200)) -> dict:
                if k < tf.get_family(m).min_n or k > (tf.get_family(m).max_n or k)]
     return {"name": "siblings", "seed": 29, "methods": methods, "n": list(n), "effects": ["null", "medium"],
             "prompt_styles": ["basic"], "perturbations": ["none", "missing"], "seeds": seeds, "exclude": outside}
-
-
-def _not_normal(x: np.ndarray, alpha: float = CHECK_ALPHA) -> bool:
-    return len(x) >= 3 and float(np.ptp(x)) > 0 and stats.shapiro(x).pvalue < alpha
-
-
-def _octile_skewness(x: np.ndarray) -> float:
-    """Hinkley's quantile skewness at the octiles, (q7/8 + q1/8 - 2 median) /
-    (q7/8 - q1/8): 0 for a symmetric distribution, whatever its tails."""
-    low, mid, high = np.percentile(x, [12.5, 50.0, 87.5])
-    return float((high + low - 2.0 * mid) / (high - low)) if high > low else 0.0
-
-
-def _studentized_residuals(data, group: str, outcome: str) -> np.ndarray:
-    """Each value less its group's mean, over its group's SD, pooled: the
-    residuals an analyst checks before a t-test or ANOVA (spreads may differ)."""
-    parts = []
-    for _, g in data.groupby(group)[outcome]:
-        values = g.to_numpy(float)
-        if len(values) > 2 and values.std() > 0:
-            parts.append((values - values.mean()) / values.std(ddof=1))
-    return np.concatenate(parts) if parts else np.empty(0)
-
-
-def choose(kind: str, data, roles: dict) -> str:
-    """The family a careful analyst would pick from the data alone."""
-    if kind in ("two_groups", "k_groups"):
-        if _not_normal(_studentized_residuals(data, roles["group"], roles["outcome"])):
-            return "mann_whitney" if kind == "two_groups" else "kruskal_wallis"
-        return "welch_t" if kind == "two_groups" else "welch_anova"  # Welch's F is accepted for equal spreads
-    if kind == "paired":
-        d = data[roles["after"]].to_numpy(float) - data[roles["before"]].to_numpy(float)
-        if abs(_octile_skewness(d)) > OCTILE_SKEWED:  # a symmetry check heavy tails do not fool
-            return "sign_test"
-        return "wilcoxon_signed_rank" if _not_normal(d) else "paired_t"
-    if kind == "association":
-        skewed = any(_not_normal(data[roles[r]].to_numpy(float), CHECK_ALPHA / 2) for r in ("x", "y"))
-        return "spearman" if skewed else "pearson"
-    if kind == "two_proportions":
-        counts = data.groupby([roles["group"], roles["outcome"]]).size().unstack(fill_value=0).to_numpy(float)
-        expected = np.outer(counts.sum(axis=1), counts.sum(axis=0)) / counts.sum()
-        return "fisher_exact" if counts.shape != (2, 2) or expected.min() < 5 else "two_proportion_z"
-    if kind == "regression":
-        if (data[roles["outcome"]].to_numpy(float) == 0).any():  # an outcome piling up at its floor
-            return "tobit"
-        if _curved(data, roles):
-            return "ols_quadratic"
-        return "ols_robust" if _heteroscedastic(data, roles) else "ols_coefficient"  # HC3 is accepted beside lm
-    if kind == "counts":
-        return "negative_binomial" if _overdispersed(data, roles) else "poisson_regression"
-    if kind == "clustered_regression":  # the mixed model is accepted beside the cluster-robust t, not vice versa
-        return "cluster_fixed_effects" if _between_differs(data, roles) else "linear_mixed"
-    if kind == "time_to_event":  # adjusting is accepted beside the log-rank test of balanced groups
-        return "cox_ph" if _imbalanced(data, roles) else "log_rank"
-    raise ValueError(f"no rule for question kind '{kind}'")
-
-
-def _heteroscedastic(data, roles: dict) -> bool:
-    """Breusch-Pagan (studentized, Koenker) test of the adjusted model's
-    residuals against the exposure (the residual plot an analyst looks at)."""
-    X, _ = model_matrix(data, [roles["exposure"], *roles["covariates"]])
-    y = data[roles["outcome"]].to_numpy(float)
-    resid = y - X @ np.linalg.lstsq(X, y, rcond=None)[0]
-    return het_breuschpagan(resid, X[:, :2])[1] < CHECK_ALPHA
-
-
-def _curved(data, roles: dict) -> bool:
-    """The squares of the numeric covariates, added to the adjusted model,
-    improve it (their Wald test with HC3 errors, which unequal spreads do not
-    fool: the check of a confounder's functional form)."""
-    bent = len(squared(data, roles["covariates"]))
-    if not bent:
-        return False
-    full, _ = quadratic_design(data, roles)
-    y = data[roles["outcome"]].to_numpy(float)
-    squares = np.eye(full.shape[1])[full.shape[1] - bent:]
-    return float(sm.OLS(y, full).fit(cov_type="HC3").wald_test(squares, scalar=True).pvalue) < CHECK_ALPHA
-
-
-def _overdispersed(data, roles: dict) -> bool:
-    """The Poisson fit's Pearson chi-square is above what a Poisson sample
-    would show (chi-square on the residual df) and by a margin that matters:
-    a dispersion ratio above :data:`DISPERSION_MATERIAL` (at large N the test
-    alone flags ratios too close to 1 to change a conclusion)."""
-    X, _ = model_matrix(data, [roles["exposure"], *roles["covariates"]])
-    y = data[roles["outcome"]].to_numpy(float)
-    fit = sm.GLM(y, X, family=sm.families.Poisson(), offset=np.log(data[roles["exposure_time"]].to_numpy(float))).fit()
-    ratio = fit.pearson_chi2 / fit.df_resid
-    return ratio > DISPERSION_MATERIAL and stats.chi2.sf(fit.pearson_chi2, fit.df_resid) < CHECK_ALPHA
-
-
-def _between_differs(data, roles: dict) -> bool:
-    """A regression-based Hausman test (Mundlak's): the cluster mean of an
-    exposure that varies within clusters, added to the pooled model, has a
-    cluster-robust t beyond the check's level."""
-    cluster = data[roles["cluster"]]
-    exposure = data[roles["exposure"]].astype(float)
-    if not (data.groupby(cluster)[roles["exposure"]].nunique() > 1).any():
-        return False
-    X, _ = model_matrix(data, [roles["exposure"], *roles["covariates"]])
-    X = np.column_stack([X, exposure.groupby(cluster).transform("mean").to_numpy()])
-    fit = sm.OLS(data[roles["outcome"]].to_numpy(float), X).fit(
-        cov_type="cluster", cov_kwds={"groups": pd.factorize(cluster)[0]})
-    return fit.pvalues[-1] < CHECK_ALPHA
-
-
-def _imbalanced(data, roles: dict) -> bool:
-    """Do the covariates differ between the groups: the likelihood-ratio test
-    of a logistic regression of the group on the covariates (a perfect
-    separation, which statsmodels warns of, is imbalance at its plainest)."""
-    X, _ = model_matrix(data, roles["covariates"])
-    levels = sorted(data[roles["group"]].astype(str).unique())
-    y = (data[roles["group"]].astype(str) == levels[-1]).to_numpy(float)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PerfectSeparationWarning)
-        fit = sm.GLM(y, X, family=sm.families.Binomial()).fit()
-    return stats.chi2.sf(fit.null_deviance - fit.deviance, fit.df_model) < CHECK_ALPHA
-
-
-def right_choices(rec: dict) -> set[str]:
-    """The family itself and the families whose canonical call is one of its accepted tests."""
-    calls = {a["r_call"] for a in rec["accepted"] or []}
-    return {rec["method"]} | {f.name for f in tf.families() if f.canonical in calls}
 
 
 def data_rules(records: list[dict]) -> dict:

@@ -37,7 +37,6 @@ from .sandbox import Limits, Sandbox
 
 COLUMNS = ["task_id", "split", "method", "prompt", "answer_kind", "gold", "accepted", "data_csv", "data_filename",
            "reference_r", "reference_py", "alpha"]
-_ANSWER_LINE = re.compile(r"^(P_VALUE|LOWER|UPPER|ESTIMATE|ANSWER|COUNT): *(\S+) *$", re.M)
 
 
 class EndpointError(TaskFactoryError):
@@ -99,6 +98,24 @@ class ChatAgent:
         self._client.close()
 
 
+#: The lines a final answer consists of (as the reference solutions print them).
+ANSWER_LINE = re.compile(r"^(P_VALUE|LOWER|UPPER|ESTIMATE|ANSWER|COUNT): *(\S+) *$", re.M)
+
+
+def answer_text(printed: str, label: str, alpha: float) -> str:
+    """The final answer from a reference solution's printed lines: METHOD,
+    P_VALUE and DECISION for a test, else the answer lines as printed."""
+    lines = dict(ANSWER_LINE.findall(printed))
+    try:
+        p_value = float(lines["P_VALUE"]) if "P_VALUE" in lines else None
+    except ValueError:   # NA: the answer stays without a decision, and is graded so
+        p_value = None
+    if p_value is None:
+        return "\n".join(f"{key}: {value}" for key, value in lines.items())
+    decision = "reject" if p_value <= alpha else "fail to reject"
+    return "\n".join([f"METHOD: {label}", f"P_VALUE: {lines['P_VALUE']}", f"DECISION: {decision}"])
+
+
 class ReferenceAgent:
     """Plays each task's reference solution, then answers from its printed lines."""
 
@@ -116,30 +133,22 @@ class ReferenceAgent:
                 call = {"id": "call_0", "type": "function",
                         "function": {"name": tool, "arguments": json.dumps({"code": code})}}
                 return {"role": "assistant", "content": None, "tool_calls": [call]}, {}
-            printed = dict(_ANSWER_LINE.findall(messages[-1]["content"]))
-            lines = [f"{key}: {value}" for key, value in printed.items()]
-            try:
-                p_value = float(printed["P_VALUE"]) if "P_VALUE" in printed else None
-            except ValueError:   # NA: the answer stays without a decision, and is graded so
-                p_value = None
-            if p_value is not None:
-                decision = "reject" if p_value <= alpha else "fail to reject"
-                lines = [f"METHOD: {label}", f"P_VALUE: {printed['P_VALUE']}", f"DECISION: {decision}"]
-            return {"role": "assistant", "content": "\n".join(lines)}, {}
+            return {"role": "assistant", "content": answer_text(messages[-1]["content"], label, alpha)}, {}
         return reply
 
     def close(self) -> None:
         pass
 
 
-def select_tasks(corpus, split: str | None = None, method: str | None = None, limit: int | None = None) -> list[dict]:
-    """The corpus's tasks to run, in corpus order."""
+def select_tasks(corpus, split: str | None = None, method: str | None = None, limit: int | None = None,
+                 columns=COLUMNS) -> list[dict]:
+    """The corpus's tasks to run, in corpus order (the record ``columns``)."""
     if split is not None and split not in SPLITS:
         raise InputError(f"--split ({split!r}) must be one of {', '.join(SPLITS)}")
     if method is not None:
         get_family(method)
     chosen = []
-    for record in iter_records(corpus, columns=COLUMNS, method=method):
+    for record in iter_records(corpus, columns=list(columns), method=method):
         if split is None or record["split"] == split:
             chosen.append(record)
             if limit is not None and len(chosen) >= limit:
