@@ -236,6 +236,42 @@ def agent_eval(corpus, out, agent, base_url, model, api_key_env, temperature, ma
 
 @main.command()
 @click.argument("corpus", type=click.Path(file_okay=False))
+@click.option("-o", "--out", required=True, type=click.Path(), help="Folder to write (new or empty).")
+@click.option("--split", default=None, type=click.Choice(["train", "test"]), help="Only this split.")
+@click.option("--method", default=None, help="Only this method.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N tasks.")
+@click.option("--jobs", default=2, show_default=True, type=click.IntRange(min=1), help="Episodes at once.")
+@click.option("--test-language", type=click.Choice(["python", "r"]), default="python", show_default=True,
+              help="The language of the test itself (the look at the data and the checks are in Python).")
+@click.option("--mode", type=click.Choice(["tools", "fences"]), default="tools", show_default=True,
+              help="Code as tool calls, or as ```python / ```r blocks for trainers without tool calls.")
+@click.option("--progress/--no-progress", default=None, help="A progress bar (default: on a terminal).")
+@click.option("--json", "as_json", is_flag=True, help="Print the retention per family as JSON.")
+def trajectories(corpus, out, split, method, limit, jobs, test_language, mode, progress, as_json):
+    """Write worked trajectories of a CORPUS's tasks for supervised warm-up.
+
+    A scripted statistician plays each task in the sandbox: it reads the
+    file, describes the data, runs the checks that separate the candidate
+    tests, runs the test they point to and answers. Trajectories whose test
+    is neither the canonical nor an accepted one, or whose answer fails the
+    SFT filter, are written with kept = false and the reason.
+
+    Example:
+
+        taskfactory trajectories corpus/ -o trajectories/ --split train
+    """
+    from .agent.trajectories import write_trajectories
+
+    summary = write_trajectories(corpus, out, split, method, limit, jobs, test_language, mode, progress)
+    if as_json:
+        click.echo(json.dumps({"tasks": summary.tasks, "kept": summary.kept, "seconds": round(summary.seconds, 3),
+                               "families": summary.families}, indent=1))
+    else:
+        click.echo(summary.line())
+
+
+@main.command()
+@click.argument("corpus", type=click.Path(file_okay=False))
 @click.option("--to", "to", required=True, type=click.Choice(["jsonl", "verl", "lm-eval", "inspect", "verifiers"]),
               help="The framework to export for.")
 @click.option("-o", "--out", required=True, type=click.Path(), help="Folder to write (new or empty).")

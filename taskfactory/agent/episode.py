@@ -187,7 +187,7 @@ class Environment:
             name, code, problem = _read_call(call)
             self.info.tool_calls.append({"name": name, "code": code})
             text = problem or self._run(TOOL_LANGUAGE[name], code)
-            replies.append({"role": "tool", "tool_call_id": str(call.get("id") or ""), "content": text})
+            replies.append({"role": "tool", "tool_call_id": str(call.get("id") or ""), "name": name, "content": text})
         return replies
 
     def _run_fences(self, text: str) -> list[dict] | None:

@@ -1,0 +1,156 @@
+"""``taskfactory trajectories``: worked conversations for supervised warm-up, each the sandbox's real outputs.
+
+:class:`~taskfactory.agent.statistician.Statistician` plays every selected
+task through the agent environment. A trajectory is kept when the test it
+chose is the task's canonical test or one of its accepted tests and its
+answer passes the paper's filter (:func:`taskfactory.reward.sft_keep`);
+otherwise it is written with ``kept`` false and the reason.
+
+The folder holds ``trajectories.parquet`` and ``trajectories.jsonl`` (one row
+per task: ``messages`` in the OpenAI chat format, tool calls with their
+arguments as objects and tool messages with ``tool_call_id`` and ``name``;
+``tools``, the schemas; ``task_id``, ``split``, ``method``, ``language``,
+``chosen``, ``choice``, ``kept``, ``reason``), ``summary.json`` (retention per
+family) and ``README.md``, the card.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from tqdm import tqdm
+
+from ..errors import InputError
+from ..folders import check_new_folder
+from ..reward import sft_keep
+from .episode import MODES, Environment
+from .evaluate import COLUMNS, run_episode, select_tasks
+from .sandbox import Limits, Sandbox
+from .statistician import Statistician, in_sentence, right_choices
+
+FILES = ("trajectories.parquet", "trajectories.jsonl", "summary.json", "README.md")
+
+
+@dataclass
+class TrajectorySummary:
+    tasks: int = 0
+    kept: int = 0
+    seconds: float = 0.0
+    families: dict = field(default_factory=dict)   # family: {tasks, kept, gold, accepted, reasons}
+
+    def line(self) -> str:
+        rate = self.tasks / self.seconds if self.seconds else 0.0
+        return (f"wrote {self.tasks} trajectories ({self.kept} kept) in {self.seconds:.1f} s "
+                f"({rate:.1f} per second)")
+
+
+def play(record: dict, box: Sandbox, agent: Statistician, mode: str = "tools") -> dict:
+    """One task's trajectory row."""
+    episode = agent.episode(record)
+    env = Environment(box, max_turns=len(episode.steps) + 1, max_seconds=box.limits.episode_seconds, mode=mode)
+    try:
+        row = run_episode(env, episode, record)
+    finally:
+        env.close()
+    chosen = episode.chosen
+    choice = ("gold" if chosen.name == record["method"] else
+              "accepted" if chosen.name in right_choices(record) else "other")
+    if row["ended"] != "answered":
+        reason = f"the episode ended at the {row['ended']}"
+    elif choice == "other":
+        reason = f"chose the {in_sentence(chosen.test_name.label)}, neither the canonical test nor an accepted one"
+    elif not sft_keep(record, row["completion"]):
+        reason = "the answer fails the filter (decision, or p-value beyond a factor of 10)"
+    else:
+        reason = None
+    tools_used = {call["name"] for call in row["tool_calls"]}
+    return {"task_id": record["task_id"], "split": record["split"], "method": record["method"],
+            "language": "+".join(lang for lang, tool in (("python", "run_python"), ("r", "run_r")) if tool in tools_used),
+            "mode": mode, "messages": row["messages"], "tools": env.tools if mode == "tools" else [],
+            "chosen": chosen.name, "choice": choice, "kept": reason is None, "reason": reason,
+            "reward": row["reward"]}
+
+
+def write_trajectories(corpus, out, split: str | None = None, method: str | None = None, limit: int | None = None,
+                       jobs: int = 1, test_language: str = "python", mode: str = "tools",
+                       progress: bool | None = None, sandbox: Sandbox | None = None) -> TrajectorySummary:
+    """Play the selected tasks of ``corpus`` and write the folder ``out`` (new or empty)."""
+    if jobs < 1:
+        raise InputError("--jobs must be at least 1")
+    if mode not in MODES:
+        raise InputError(f"--mode ({mode!r}) must be one of {', '.join(MODES)}")
+    try:
+        agent = Statistician(test_language, mode)
+    except ValueError as exc:
+        raise InputError(f"--test-language: {exc}") from None
+    dest = check_new_folder(out, "-o", [corpus])
+    records = select_tasks(corpus, split, method, limit, columns=(*COLUMNS, "roles", "data_dictionary"))
+    started = time.monotonic()
+    own = sandbox is None
+    box = sandbox or Sandbox(limits=Limits(), pool=min(jobs, 4))
+    show = sys.stderr.isatty() if progress is None else progress
+    try:
+        with ThreadPoolExecutor(jobs) as pool, tqdm(total=len(records), disable=not show, unit="task",
+                                                   file=sys.stderr) as bar:
+            rows = []
+            for row in pool.map(lambda rec: play(rec, box, agent, mode), records):
+                rows.append(row)
+                bar.update()
+    finally:
+        if own:
+            box.close()
+    summary = TrajectorySummary(tasks=len(rows), kept=sum(r["kept"] for r in rows),
+                                seconds=time.monotonic() - started, families=retention(rows))
+    _write(dest, rows, summary, str(corpus))
+    return summary
+
+
+def retention(rows: list[dict]) -> dict:
+    """Per family: tasks, kept, the share kept, how many chose the canonical
+    test and an accepted one, and why the others were left out."""
+    out = {}
+    for name in sorted({r["method"] for r in rows}):
+        mine = [r for r in rows if r["method"] == name]
+        kept = sum(r["kept"] for r in mine)
+        out[name] = {"tasks": len(mine), "kept": kept, "kept_share": round(kept / len(mine), 4),
+                     "chose_gold": sum(r["choice"] == "gold" for r in mine),
+                     "chose_accepted": sum(r["choice"] == "accepted" for r in mine),
+                     "reasons": dict(Counter(r["reason"] for r in mine if r["reason"]))}
+    return out
+
+
+def _write(dest: Path, rows: list[dict], summary: TrajectorySummary, corpus: str) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows), dest / FILES[0])
+    with (dest / FILES[1]).open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    (dest / FILES[2]).write_text(json.dumps({"corpus": corpus, "tasks": summary.tasks, "kept": summary.kept,
+                                             "families": summary.families}, indent=1) + "\n")
+    (dest / FILES[3]).write_text(card(summary))
+
+
+def card(summary: TrajectorySummary) -> str:
+    """The folder's README: what the rows are, how to load them, retention per family."""
+    lines = ["# Worked trajectories", "",
+             "Each row is one task played in the sandbox by a scripted statistician: it reads the file, describes "
+             "the variables, runs the checks that separate the candidate tests, names the test they point to and "
+             "runs it, then answers. Every tool message is the sandbox's output for that call.", "",
+             "Load the kept rows with `datasets.load_dataset(\"parquet\", data_files=\"trajectories.parquet\")` "
+             "and `.filter(lambda r: r[\"kept\"])`; `messages` and `tools` are the keys of verl's multi-turn SFT "
+             "dataset and of TRL's conversational format.", "",
+             f"{summary.kept} of {summary.tasks} kept.", "",
+             "| family | tasks | kept | share kept | chose the canonical test | chose an accepted test |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for name, row in summary.families.items():
+        lines.append(f"| {name} | {row['tasks']} | {row['kept']} | {row['kept_share']:.3f} | {row['chose_gold']} "
+                     f"| {row['chose_accepted']} |")
+    return "\n".join(lines) + "\n"

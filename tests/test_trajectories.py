@@ -1,0 +1,186 @@
+"""Worked trajectories: the scripted statistician through the sandbox, kept by
+the paper's filter, replayed byte for byte, no number before its output, and
+the files trainers load."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+import taskfactory as tf
+from taskfactory.agent import Sandbox, isolation_problem
+from taskfactory.agent.statistician import decide, read_checks
+from taskfactory.agent.trajectories import FILES, write_trajectories
+from taskfactory.cli import main
+from taskfactory.corpus import iter_records
+
+pytestmark = pytest.mark.skipif(isolation_problem() is not None, reason=f"{isolation_problem()}")
+#: A family of each kind of step: checks that pick between siblings (two
+#: groups, paired, two proportions), a test whose Python needs R (the mixed
+#: model), one analysis per question, and a calculation without data.
+GRID = {"name": "trajectories", "seed": 5, "n": [100],
+        "methods": ["welch_t", "sign_test", "fisher_exact", "linear_mixed", "mcnemar", "wilson_ci"],
+        "effects": ["null", {"name": "strong", "target_z": 3.5}], "prompt_styles": ["basic"],
+        "perturbations": ["none", "missing+extreme"], "seeds": 1,
+        "exclude": [{"method": ["wilson_ci", "linear_mixed", "mcnemar"], "effect": "null"},
+                    {"method": "wilson_ci", "perturbation": "missing+extreme"},
+                    {"method": ["welch_t", "sign_test", "fisher_exact", "linear_mixed", "mcnemar"], "perturbation": "none"}]}
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    out = tmp_path_factory.mktemp("trajectories") / "corpus"
+    tf.build(GRID, out, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    with Sandbox(pool=2) as box:
+        yield box
+
+
+@pytest.fixture(scope="module")
+def written(corpus, sandbox, tmp_path_factory):
+    out = tmp_path_factory.mktemp("written") / "trajectories"
+    summary = write_trajectories(corpus, out, jobs=2, progress=False, sandbox=sandbox)
+    rows = [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]
+    return out, summary, rows
+
+
+def test_every_task_gets_a_trajectory_and_the_kept_ones_answer_right(corpus, written):
+    out, summary, rows = written
+    records = {r["task_id"]: r for r in iter_records(corpus)}
+    assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
+    assert [r["task_id"] for r in rows] == list(records)   # corpus order, one row per task
+    assert summary.tasks == len(rows) and summary.kept == sum(r["kept"] for r in rows)
+    for row in rows:
+        assert row["kept"] == (row["reason"] is None)
+        if row["kept"]:
+            assert row["choice"] in ("gold", "accepted") and row["reward"] > 0.9
+            gold = records[row["task_id"]]["gold"]
+            final = row["messages"][-1]["content"]
+            if gold["kind"] == "p_value":
+                assert f"DECISION: {gold['decision']}" in final
+    # the mixed model's Python solution needs this package, so where it is chosen its test runs in R
+    assert {r["language"] for r in rows if r["chosen"] == "linear_mixed"} == {"python+r"}
+    assert {r["language"] for r in rows if r["chosen"] != "linear_mixed"} == {"python"}
+    assert all(row["kept_share"] >= 0.8 for row in summary.families.values()), summary.families
+
+
+def test_messages_are_in_the_chat_format_trainers_load(written):
+    _, _, rows = written
+    for row in rows:
+        roles = [m["role"] for m in row["messages"]]
+        assert roles[:2] == ["system", "user"] and roles[-1] == "assistant"
+        for message, reply in zip(row["messages"][2:-1:2], row["messages"][3::2]):
+            (call,) = message["tool_calls"]
+            assert isinstance(call["function"]["arguments"], dict) and set(call["function"]["arguments"]) == {"code"}
+            assert reply == {"role": "tool", "tool_call_id": call["id"], "name": call["function"]["name"],
+                             "content": reply["content"]}
+        assert [t["function"]["name"] for t in row["tools"]] == ["run_python", "run_r"]
+
+
+def test_a_trajectory_replays_byte_for_byte(written, corpus, sandbox):
+    _, _, rows = written
+    records = {r["task_id"]: r for r in iter_records(corpus)}
+    for row in rows[::3]:
+        record = records[row["task_id"]]
+        space = sandbox.workspace({record["data_filename"]: record["data_csv"].encode()} if record["data_csv"] else {})
+        try:
+            for message, reply in zip(row["messages"][2:-1:2], row["messages"][3::2]):
+                call = message["tool_calls"][0]["function"]
+                language = "python" if call["name"] == "run_python" else "r"
+                assert space.run(language, call["arguments"]["code"]).output == reply["content"]
+        finally:
+            space.close()
+
+
+def test_no_number_is_stated_before_a_tool_output_showed_it(written, corpus):
+    _, _, rows = written
+    golds = {r["task_id"]: r["gold"] for r in iter_records(corpus)}
+    for row in rows:
+        seen = row["messages"][0]["content"] + row["messages"][1]["content"]
+        for message in row["messages"][2:]:
+            if message["role"] == "tool":
+                seen += message["content"]
+                continue
+            for number in _NUMBER.findall(message["content"]):
+                assert number in seen, (row["task_id"], number, message["content"])
+        gold_p = golds[row["task_id"]]["p_value"]
+        printed = f"{gold_p:.10g}" if gold_p is not None else ""
+        if len(printed) > 4:   # the gold p-value (not a round 1) first appears in the last call's output
+            before = [m for m in row["messages"][2:-2] if printed in _NUMBER.findall(m.get("content") or "")]
+            assert not before, row["task_id"]
+
+
+def test_the_choice_follows_the_printed_checks_not_the_family():
+    printed = ("Shapiro-Wilk test of the within-group studentized residuals: W = 0.9012, p = 0.0031\n"
+               "Brown-Forsythe test of equal spreads: F = 0.412, p = 0.5243\n")
+    assert read_checks(printed)["Brown-Forsythe test of equal spreads"] == {"F": 0.412, "p": 0.5243}
+    assert decide("two_groups", read_checks(printed))[0] == "mann_whitney"
+    assert decide("two_groups", read_checks(printed.replace("0.0031", "0.31")))[0] == "welch_t"
+    paired = ("Octile skewness of the differences (asymmetric beyond 0.4): value = -0.512\n"
+              "Shapiro-Wilk test of the differences: W = 0.9512, p = 0.04\n")
+    assert decide("paired", read_checks(paired)) == (
+        "sign_test", "the differences are lopsided (octile skewness -0.512), so only their signs test a typical "
+                     "change of zero")
+    assert decide("paired", read_checks(paired.replace("-0.512", "0.2")))[0] == "wilcoxon_signed_rank"
+
+
+def test_a_trajectory_that_chose_neither_the_gold_nor_an_accepted_test_is_kept_out(corpus, sandbox, tmp_path):
+    from taskfactory.agent.trajectories import play
+    from taskfactory.agent.statistician import Statistician
+
+    record = next(r for r in iter_records(corpus) if r["method"] == "welch_t" and r["effect"] == "null")
+    record = {**record, "accepted": []}
+
+    class Contrary(Statistician):
+        def episode(self, rec):
+            episode = super().episode(rec)
+            episode._choose = lambda printed: (tf.get_family("mann_whitney"), "the rule says so")
+            return episode
+
+    row = play(record, sandbox, Contrary())
+    assert (row["kept"], row["choice"], row["reason"]) == (
+        False, "other", "chose the Wilcoxon rank sum test, neither the canonical test nor an accepted one")
+
+
+def test_the_cli_writes_a_new_folder_and_refuses_one_in_use(corpus, tmp_path):
+    out = tmp_path / "t"
+    result = CliRunner().invoke(main, ["trajectories", str(corpus), "-o", str(out), "--method", "wilson_ci",
+                                       "--limit", "2", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert re.fullmatch(r"wrote 2 trajectories \(2 kept\) in [\d.]+ s \([\d.]+ per second\)\n", result.output)
+    again = CliRunner().invoke(main, ["trajectories", str(corpus), "-o", str(out), "--no-progress"])
+    assert again.exit_code == 2
+    assert again.output == f"error: -o {out}: the folder is not empty; give a new or empty folder\n"
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "elsewhere")
+    refused = CliRunner().invoke(main, ["trajectories", str(corpus), "-o", str(link), "--no-progress"])
+    assert refused.exit_code == 2 and "a symbolic link" in refused.output
+
+
+def test_the_parquet_loads_in_datasets_with_the_verl_sft_keys(written):
+    datasets = pytest.importorskip("datasets")
+    out, _, rows = written
+    loaded = datasets.load_dataset("parquet", data_files=str(out / "trajectories.parquet"), split="train")
+    assert loaded.num_rows == len(rows) and {"messages", "tools"} <= set(loaded.column_names)
+    kept = loaded.filter(lambda r: r["kept"])
+    first = kept[0]["messages"]
+    assert first[2]["tool_calls"][0]["function"]["arguments"]["code"].startswith("import numpy as np")
+    assert first[3]["role"] == "tool" and first[3]["name"] == "run_python"
+
+
+def test_fences_mode_writes_code_blocks_and_their_outputs_as_user_messages(corpus, sandbox, tmp_path):
+    summary = write_trajectories(corpus, tmp_path / "f", method="welch_t", limit=2, mode="fences", progress=False,
+                                 sandbox=sandbox)
+    rows = [json.loads(line) for line in (tmp_path / "f" / "trajectories.jsonl").read_text().splitlines()]
+    assert summary.tasks == 2 and all(r["tools"] == [] and r["mode"] == "fences" for r in rows)
+    for message, reply in zip(rows[0]["messages"][2:-1:2], rows[0]["messages"][3::2]):
+        assert "tool_calls" not in message and "\n```python\n" in message["content"]
+        assert reply["role"] == "user" and reply["content"].startswith("Output of block 1 (python):\n```\n")
