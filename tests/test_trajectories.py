@@ -31,6 +31,21 @@ GRID = {"name": "trajectories", "seed": 5, "n": [100],
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
+def outputs(row: dict) -> list[str]:
+    return [m["content"] for m in row["messages"] if m["role"] == "tool"]
+
+
+def replayed(row: dict, record: dict, sandbox) -> list[str]:
+    """The outputs of a trajectory's tool calls run again in a fresh workspace holding the task's file."""
+    space = sandbox.workspace({record["data_filename"]: record["data_csv"].encode()} if record["data_csv"] else {})
+    try:
+        return [space.run("python" if call["function"]["name"] == "run_python" else "r",
+                          call["function"]["arguments"]["code"]).output
+                for message in row["messages"] for call in message.get("tool_calls") or []]
+    finally:
+        space.close()
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     out = tmp_path_factory.mktemp("trajectories") / "corpus"
@@ -89,15 +104,7 @@ def test_a_trajectory_replays_byte_for_byte(written, corpus, sandbox):
     _, _, rows = written
     records = {r["task_id"]: r for r in iter_records(corpus)}
     for row in rows[::3]:
-        record = records[row["task_id"]]
-        space = sandbox.workspace({record["data_filename"]: record["data_csv"].encode()} if record["data_csv"] else {})
-        try:
-            for message, reply in zip(row["messages"][2:-1:2], row["messages"][3::2]):
-                call = message["tool_calls"][0]["function"]
-                language = "python" if call["name"] == "run_python" else "r"
-                assert space.run(language, call["arguments"]["code"]).output == reply["content"]
-        finally:
-            space.close()
+        assert replayed(row, records[row["task_id"]], sandbox) == outputs(row), row["task_id"]
 
 
 def test_no_number_is_stated_before_a_tool_output_showed_it(written, corpus):
@@ -184,3 +191,21 @@ def test_fences_mode_writes_code_blocks_and_their_outputs_as_user_messages(corpu
     for message, reply in zip(rows[0]["messages"][2:-1:2], rows[0]["messages"][3::2]):
         assert "tool_calls" not in message and "\n```python\n" in message["content"]
         assert reply["role"] == "user" and reply["content"].startswith("Output of block 1 (python):\n```\n")
+
+
+@pytest.mark.slow
+def test_every_family_is_played_kept_mostly_and_replayed(tmp_path, sandbox):
+    """Every family at N = 100, strong effects and nulls: at least 80 % of its
+    trajectories kept, and the first two of each replay byte for byte."""
+    grid = {"name": "every", "seed": 9, "methods": "all", "n": [100], "effects": ["null", {"name": "strong", "target_z": 3.5}],
+            "prompt_styles": ["basic"], "perturbations": ["none"], "seeds": 1,
+            "exclude": [{"method": ["wilson_ci", "two_prop", "two_prop_z", "sample_size", "holm"], "effect": "strong"}]}
+    tf.build(grid, tmp_path / "c", progress=False, jobs=2)
+    summary = write_trajectories(tmp_path / "c", tmp_path / "t", jobs=2, progress=False, sandbox=sandbox)
+    assert set(summary.families) == {f.name for f in tf.families()}
+    assert all(row["kept_share"] >= 0.8 for row in summary.families.values()), summary.families
+    records = {r["task_id"]: r for r in iter_records(tmp_path / "c")}
+    rows = [json.loads(line) for line in (tmp_path / "t" / "trajectories.jsonl").read_text().splitlines()]
+    for family in summary.families:
+        for row in [r for r in rows if r["method"] == family][:2]:
+            assert replayed(row, records[row["task_id"]], sandbox) == outputs(row), (family, row["task_id"])

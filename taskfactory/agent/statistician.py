@@ -91,7 +91,8 @@ def _paired(roles: dict) -> str:
 
 def _association(roles: dict) -> str:
     return "".join(f"w, p = stats.shapiro(d[{roles[r]!r}].astype(float))\n"
-                   f"print(f'Shapiro-Wilk test of {roles[r]}: W = {{w:.4f}}, p = {{p:.4g}}')\n" for r in ("x", "y"))
+                   f"print('Shapiro-Wilk test of ' + {roles[r]!r} + f': W = {{w:.4f}}, p = {{p:.4g}}')\n"
+                   for r in ("x", "y"))
 
 
 def _two_proportions(roles: dict) -> str:
@@ -358,16 +359,15 @@ def _roles_for(family, roles: dict) -> dict:
 
 
 def _read_code(record: dict, family, roles: dict, ranges: dict) -> str:
-    columns = family.role_columns(roles)
-    lines = [_IMPORTS.rstrip("\n"), f'd = pd.read_csv("{record["data_filename"]}", keep_default_na=False, na_values=[""])',
+    lines = [_IMPORTS.rstrip("\n"), f'd = pd.read_csv({record["data_filename"]!r}, keep_default_na=False, na_values=[""])',
              'print(f"{len(d)} rows, {d.shape[1]} columns")',
              'print(pd.DataFrame({"type": d.dtypes.astype(str), "blank": d.isna().sum(), '
              '"distinct": d.nunique()}).to_string())']
     for col, (lo, hi) in ranges.items():
-        lines.append(f'print(f"{col}: {{int(((d[{col!r}] < {lo:g}) | (d[{col!r}] > {hi:g})).sum())}} values outside '
-                     f'the plausible range {lo:g} to {hi:g}")')
+        outside = f"int(((d[{col!r}] < {lo!r}) | (d[{col!r}] > {hi!r})).sum())"
+        lines.append(f"print({col!r} + ': ' + str({outside}) + ' values outside the plausible range {lo:g} to {hi:g}')")
     lines += handling_py(family, roles, ranges)
-    lines.append(f'print(f"Complete cases on the analysis columns: rows = {{len(d)}}")  # {", ".join(columns)}')
+    lines.append('print(f"Complete cases on the analysis columns: rows = {len(d)}")')
     return "\n".join(lines) + "\n"
 
 
