@@ -75,6 +75,7 @@ def test_every_task_gets_a_trajectory_and_the_kept_ones_answer_right(corpus, wri
     assert summary.tasks == len(rows) and summary.kept == sum(r["kept"] for r in rows)
     for row in rows:
         assert row["kept"] == (row["reason"] is None)
+        assert not any("Traceback" in output for output in outputs(row)), row["task_id"]
         if row["kept"]:
             assert row["choice"] in ("gold", "accepted") and row["reward"] > 0.9
             gold = records[row["task_id"]]["gold"]
@@ -195,8 +196,9 @@ def test_fences_mode_writes_code_blocks_and_their_outputs_as_user_messages(corpu
 
 @pytest.mark.slow
 def test_every_family_is_played_kept_mostly_and_replayed(tmp_path, sandbox):
-    """Every family at N = 100, strong effects and nulls: at least 80 % of its
-    trajectories kept, and the first two of each replay byte for byte."""
+    """Every family at N = 100, strong effects and nulls: no call fails, at
+    least 80 % of its trajectories kept, and the first two of each replay
+    byte for byte."""
     grid = {"name": "every", "seed": 9, "methods": "all", "n": [100], "effects": ["null", {"name": "strong", "target_z": 3.5}],
             "prompt_styles": ["basic"], "perturbations": ["none"], "seeds": 1,
             "exclude": [{"method": ["wilson_ci", "two_prop", "two_prop_z", "sample_size", "holm"], "effect": "strong"}]}
@@ -206,6 +208,7 @@ def test_every_family_is_played_kept_mostly_and_replayed(tmp_path, sandbox):
     assert all(row["kept_share"] >= 0.8 for row in summary.families.values()), summary.families
     records = {r["task_id"]: r for r in iter_records(tmp_path / "c")}
     rows = [json.loads(line) for line in (tmp_path / "t" / "trajectories.jsonl").read_text().splitlines()]
+    assert [r["task_id"] for r in rows if any("Traceback" in output for output in outputs(r))] == []
     for family in summary.families:
         for row in [r for r in rows if r["method"] == family][:2]:
             assert replayed(row, records[row["task_id"]], sandbox) == outputs(row), (family, row["task_id"])

@@ -61,12 +61,16 @@ def kind_families(kind: str) -> list:
 
 # -- the checks, as the code the statistician runs -------------------------------------------------------------
 
-def _design(roles: dict) -> str:
-    """Python lines building ``X``: the intercept, the exposure, then the
+def _design_x(roles: dict) -> str:
+    """A Python line building ``X``: the intercept, the exposure, then the
     covariates (text columns as treatment dummies), as lm's model matrix."""
     cols = [roles["exposure"], *roles["covariates"]]
-    return (f"X = sm.add_constant(pd.get_dummies(d[{cols!r}], drop_first=True, dtype=float), has_constant='add')\n"
-            f"y = d[{roles['outcome']!r}].astype(float)\n")
+    return f"X = sm.add_constant(pd.get_dummies(d[{cols!r}], drop_first=True, dtype=float), has_constant='add')\n"
+
+
+def _design(roles: dict) -> str:
+    """:func:`_design_x` and the numeric outcome ``y``."""
+    return _design_x(roles) + f"y = d[{roles['outcome']!r}].astype(float)\n"
 
 
 def _residual_normality(roles: dict) -> str:
@@ -153,6 +157,87 @@ def _time_to_event(roles: dict) -> str:
             "lr = fit.null_deviance - fit.deviance\n"
             "print(f'Covariate balance between the groups, logistic likelihood-ratio test: "
             "chi2 = {lr:.3f}, p = {stats.chi2.sf(lr, fit.df_model):.4g}')\n")
+
+
+# The checks of question kinds with one family: what its test assumes, looked at before running it.
+
+def _one_sample(roles: dict) -> str:
+    return (f"w, p = stats.shapiro(d[{roles['outcome']!r}].astype(float))\n"
+            "print(f'Shapiro-Wilk test of the outcome: W = {w:.4f}, p = {p:.4g}')\n")
+
+
+def _one_proportion(roles: dict) -> str:
+    return (f"k = int((d[{roles['outcome']!r}].astype(str) == {str(roles['positive'])!r}).sum())\n"
+            "print(f'Rows with the level tested: count = {k}, rows = {len(d)}')\n")
+
+
+def _paired_binary(roles: dict) -> str:
+    before, after, positive = roles["before"], roles["after"], str(roles["positive"])
+    return (f"was, now = d[{before!r}].astype(str) == {positive!r}, d[{after!r}].astype(str) == {positive!r}\n"
+            "print(f'Discordant pairs: gained = {int((~was & now).sum())}, lost = {int((was & ~now).sum())}')\n")
+
+
+def _repeated_conditions(roles: dict) -> str:
+    subject, group = roles["subject"], roles["group"]
+    return (f"per, k = d.groupby({subject!r})[{group!r}].nunique(), d[{group!r}].nunique()\n"
+            "print(f'Subjects with every condition: count = {int((per == k).sum())}, conditions = {k}')\n")
+
+
+def _two_factors(roles: dict) -> str:
+    a, b, outcome = roles["a"], roles["b"], roles["outcome"]
+    return (f"cells = d.groupby([{a!r}, {b!r}])[{outcome!r}]\n"
+            "print(f'Cells of the two factors: count = {cells.ngroups}, smallest = {cells.size().min()}, "
+            "largest = {cells.size().max()}')\n"
+            f"w, p = stats.shapiro(d[{outcome!r}] - cells.transform('mean'))\n"
+            "print(f'Shapiro-Wilk test of the residuals from the cell means: W = {w:.4f}, p = {p:.4g}')\n")
+
+
+def _contingency(roles: dict) -> str:
+    return (f"t = pd.crosstab(d[{roles['a']!r}].astype(str), d[{roles['b']!r}].astype(str))\n"
+            "e = np.outer(t.sum(axis=1), t.sum(axis=0)) / t.to_numpy().sum()\n"
+            "print(f'Expected counts under independence: smallest = {e.min():.3f}, cells = {e.size}')\n")
+
+
+def _stated_shares(roles: dict) -> str:
+    return (f"shares = {dict(roles['stated'])!r}\n"
+            "print(f'Expected counts under the stated shares: smallest = {len(d) * min(shares.values()):.3f}, "
+            "levels = {len(shares)}')\n")
+
+
+def _binary_outcome(roles: dict) -> str:
+    return (_design_x(roles) + f"y = d[{roles['outcome']!r}].astype(str) == {str(roles['positive'])!r}\n"
+            + "print(f'Events and coefficients: events = {int(y.sum())}, non_events = {int((~y).sum())}, "
+            "coefficients = {X.shape[1]}')\n")
+
+
+def _instrumented(roles: dict) -> str:
+    covs = roles["covariates"]
+    return (f"Z = sm.add_constant(pd.get_dummies(d[[{roles['instrument']!r}, *{covs!r}]], drop_first=True, dtype=float), "
+            "has_constant='add')\n"
+            f"first = sm.OLS(d[{roles['exposure']!r}].astype(float), Z).fit()\n"
+            f"F = first.f_test(np.eye(Z.shape[1])[1:2])\n"
+            "print(f'First-stage F of the instrument: F = {float(F.fvalue):.2f}, p = {float(F.pvalue):.4g}')\n")
+
+
+def _panel(roles: dict) -> str:
+    unit, exposure = roles["unit"], roles["exposure"]
+    return (f"units, periods = d[{unit!r}].nunique(), d[{roles['period']!r}].nunique()\n"
+            "print(f'Panel: units = {units}, periods = {periods}, rows = {len(d)}')\n"
+            f"within = d[{exposure!r}] - d.groupby({unit!r})[{exposure!r}].transform('mean')\n"
+            "print(f'Exposure within units: sd = {within.std():.4g}')\n")
+
+
+def _policy_change(roles: dict) -> str:
+    return (f"cells, units = pd.crosstab(d[{roles['treated']!r}], d[{roles['post']!r}]), d[{roles['unit']!r}].nunique()\n"
+            "print(f'Treated by period cells: smallest = {cells.to_numpy().min()}, cells = {cells.size}, units = {units}')\n")
+
+
+#: Per question kind with one family (or siblings the question's words tell
+#: apart): the code of the checks of what its test assumes.
+ASSUMPTIONS = {"one_sample": _one_sample, "one_proportion": _one_proportion, "paired_binary": _paired_binary,
+               "repeated_conditions": _repeated_conditions, "two_factors": _two_factors,
+               "contingency": _contingency, "stated_shares": _stated_shares, "binary_outcome": _binary_outcome,
+               "instrumented": _instrumented, "panel": _panel, "policy_change": _policy_change}
 
 
 def read_checks(text: str) -> dict[str, dict[str, float | str]]:
@@ -285,7 +370,7 @@ def decide(kind: str, checks: dict) -> tuple[str, str]:
 
 def check_code(kind: str, roles: dict) -> str:
     """The Python code of ``kind``'s checks on ``d`` (numpy, pandas, scipy.stats and statsmodels imported)."""
-    return KINDS[kind][0](roles)
+    return KINDS[kind][0](roles) if kind in KINDS else ASSUMPTIONS[kind](roles)
 
 
 def choose(kind: str, data: pd.DataFrame, roles: dict) -> str:
@@ -328,6 +413,9 @@ _SAY = {
     "single": ["This question has one standard analysis, the {test}. Running it on the complete cases.",
                "The {test} is the analysis this question calls for. Here it is.",
                "The question is answered by the {test}; running it."],
+    "assumed": ["Checked: {why}. This question has one standard analysis, the {test}; running it.",
+                "What the {test} rests on, as checked ({why}). Running it on the complete cases.",
+                "Checked ({why}); the {test} is the analysis this question calls for."],
     "closed": ["There is no data file; the question gives the numbers. Computing the answer.",
                "The answer follows from the numbers in the question; I'll compute it.",
                "This is a calculation from the stated numbers."],
@@ -372,6 +460,8 @@ def _read_code(record: dict, family, roles: dict, ranges: dict) -> str:
 
 
 def _describe_code(roles: dict, columns: list[str]) -> str:
+    if roles.get("before") and roles.get("after") and roles.get("positive") is not None:
+        return f"print(pd.crosstab(d[{roles['before']!r}], d[{roles['after']!r}], margins=True).to_string())\n"
     if roles.get("before") and roles.get("after"):
         return (f"diff = d[{roles['after']!r}].astype(float) - d[{roles['before']!r}].astype(float)\n"
                 "print(diff.describe().to_string())\n"
@@ -425,7 +515,7 @@ class Episode:
         if record.get("data_csv") is None:
             self.steps, self.chosen = ["closed"], family   # a calculation from stated numbers: one family per question
         else:
-            self.steps = ["read", "describe", *(["check"] if self.kind in KINDS else []), "run"]
+            self.steps = ["read", "describe", *(["check"] if self.kind in KINDS or self.kind in ASSUMPTIONS else []), "run"]
             self.chosen = None
         self.calls = 0
 
@@ -463,7 +553,8 @@ class Episode:
             return say.choice(_SAY["check"]), "run_python", check_code(self.kind, roles)
         self.chosen, why = self._choose(printed)
         test = in_sentence(self.chosen.test_name.label)
-        text = say.choice(_SAY["run"]).format(test=test, why=why) if why else say.choice(_SAY["single"]).format(test=test)
+        phrasing = "run" if self.kind in KINDS else "assumed" if why else "single"
+        text = say.choice(_SAY[phrasing]).format(test=test, why=why)
         roles = _roles_for(self.chosen, self.roles)
         ranges = _ranges(record, self.chosen.role_columns(roles))
         code = reference_py(self.chosen, roles, ranges, record["data_filename"])
@@ -472,10 +563,12 @@ class Episode:
         return text, "run_python", code
 
     def _choose(self, printed: str):
-        """(the family, why) from the printed checks; why is None where the question has one analysis."""
+        """(the family, why) from the printed checks; where the question has one analysis, why is what they showed (None when nothing was checked)."""
         if self.kind in KINDS:
             name, why = decide(self.kind, read_checks(printed))
             return get_family(name), why
         worded = [f for f in self.candidates if f.question_words
                   and all(text in self.record["prompt"] for text in f.question_words.values())]
-        return (worded[0] if len(worded) == 1 else self.candidates[0]), None
+        seen = "; ".join(f"{label}: {', '.join(f'{k} = {_fmt(v)}' for k, v in values.items())}"
+                         for label, values in read_checks(printed).items())
+        return (worded[0] if len(worded) == 1 else self.candidates[0]), seen or None
