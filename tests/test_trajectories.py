@@ -46,6 +46,21 @@ def replayed(row: dict, record: dict, sandbox) -> list[str]:
         space.close()
 
 
+def foreseen(row: dict, gold: dict) -> list[str]:
+    """The numbers the assistant states before a tool output (or the task) showed them,
+    and the gold p-value where it appears before the last call's output."""
+    seen, early = row["messages"][0]["content"] + row["messages"][1]["content"], []
+    for message in row["messages"][2:]:
+        if message["role"] == "tool":
+            seen += message["content"]
+        else:
+            early += [n for n in _NUMBER.findall(message["content"]) if n not in seen]
+    printed = f"{gold['p_value']:.10g}" if gold["p_value"] is not None else ""
+    if len(printed) > 4:   # not a round 1
+        early += [printed for m in row["messages"][2:-2] if printed in _NUMBER.findall(m.get("content") or "")]
+    return early
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     out = tmp_path_factory.mktemp("trajectories") / "corpus"
@@ -111,19 +126,7 @@ def test_a_trajectory_replays_byte_for_byte(written, corpus, sandbox):
 def test_no_number_is_stated_before_a_tool_output_showed_it(written, corpus):
     _, _, rows = written
     golds = {r["task_id"]: r["gold"] for r in iter_records(corpus)}
-    for row in rows:
-        seen = row["messages"][0]["content"] + row["messages"][1]["content"]
-        for message in row["messages"][2:]:
-            if message["role"] == "tool":
-                seen += message["content"]
-                continue
-            for number in _NUMBER.findall(message["content"]):
-                assert number in seen, (row["task_id"], number, message["content"])
-        gold_p = golds[row["task_id"]]["p_value"]
-        printed = f"{gold_p:.10g}" if gold_p is not None else ""
-        if len(printed) > 4:   # the gold p-value (not a round 1) first appears in the last call's output
-            before = [m for m in row["messages"][2:-2] if printed in _NUMBER.findall(m.get("content") or "")]
-            assert not before, row["task_id"]
+    assert [foreseen(row, golds[row["task_id"]]) for row in rows] == [[] for _ in rows]
 
 
 def test_the_choice_follows_the_printed_checks_not_the_family():
@@ -196,9 +199,9 @@ def test_fences_mode_writes_code_blocks_and_their_outputs_as_user_messages(corpu
 
 @pytest.mark.slow
 def test_every_family_is_played_kept_mostly_and_replayed(tmp_path, sandbox):
-    """Every family at N = 100, strong effects and nulls: no call fails, at
-    least 80 % of its trajectories kept, and the first two of each replay
-    byte for byte."""
+    """Every family at N = 100, strong effects and nulls: no call fails, no
+    number is stated before an output showed it, at least 80 % of a family's
+    trajectories are kept, and the first two of each replay byte for byte."""
     grid = {"name": "every", "seed": 9, "methods": "all", "n": [100], "effects": ["null", {"name": "strong", "target_z": 3.5}],
             "prompt_styles": ["basic"], "perturbations": ["none"], "seeds": 1,
             "exclude": [{"method": ["wilson_ci", "two_prop", "two_prop_z", "sample_size", "holm"], "effect": "strong"}]}
@@ -209,6 +212,8 @@ def test_every_family_is_played_kept_mostly_and_replayed(tmp_path, sandbox):
     records = {r["task_id"]: r for r in iter_records(tmp_path / "c")}
     rows = [json.loads(line) for line in (tmp_path / "t" / "trajectories.jsonl").read_text().splitlines()]
     assert [r["task_id"] for r in rows if any("Traceback" in output for output in outputs(r))] == []
+    early = {r["task_id"]: foreseen(r, records[r["task_id"]]["gold"]) for r in rows}
+    assert {task: numbers for task, numbers in early.items() if numbers} == {}
     for family in summary.families:
         for row in [r for r in rows if r["method"] == family][:2]:
             assert replayed(row, records[row["task_id"]], sandbox) == outputs(row), (family, row["task_id"])
