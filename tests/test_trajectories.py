@@ -20,12 +20,15 @@ from taskfactory.corpus import iter_records
 pytestmark = pytest.mark.skipif(isolation_problem() is not None, reason=f"{isolation_problem()}")
 #: A family of each kind of step: checks that pick between siblings (two
 #: groups, paired, two proportions), a test whose Python needs R (the mixed
-#: model), one analysis per question, and a calculation without data.
+#: model), one analysis per question, and a calculation without data; the
+#: guided prompt (whose hints the statistician reads) for two groups.
 GRID = {"name": "trajectories", "seed": 5, "n": [100],
         "methods": ["welch_t", "sign_test", "fisher_exact", "linear_mixed", "mcnemar", "wilson_ci"],
-        "effects": ["null", {"name": "strong", "target_z": 3.5}], "prompt_styles": ["basic"],
+        "effects": ["null", {"name": "strong", "target_z": 3.5}], "prompt_styles": ["basic", "guided"],
         "perturbations": ["none", "missing+extreme"], "seeds": 1,
         "exclude": [{"method": ["wilson_ci", "linear_mixed", "mcnemar"], "effect": "null"},
+                    {"method": ["sign_test", "fisher_exact", "linear_mixed", "mcnemar", "wilson_ci"],
+                     "prompt_style": "guided"},
                     {"method": "wilson_ci", "perturbation": "missing+extreme"},
                     {"method": ["welch_t", "sign_test", "fisher_exact", "linear_mixed", "mcnemar"], "perturbation": "none"}]}
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -100,6 +103,8 @@ def test_every_task_gets_a_trajectory_and_the_kept_ones_answer_right(corpus, wri
     # the mixed model's Python solution needs this package, so where it is chosen its test runs in R
     assert {r["language"] for r in rows if r["chosen"] == "linear_mixed"} == {"python+r"}
     assert {r["language"] for r in rows if r["chosen"] != "linear_mixed"} == {"python"}
+    guided = [r for r in rows if records[r["task_id"]]["prompt_style"] == "guided"]
+    assert guided and all("The task's hints say: " in r["messages"][4]["content"] for r in guided)
     assert all(row["kept_share"] >= 0.8 for row in summary.families.values()), summary.families
 
 

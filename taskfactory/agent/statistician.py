@@ -423,6 +423,8 @@ _SAY = {
                "That settles it."],
 }
 _ROWS = re.compile(r"^Complete cases on the analysis columns: rows = (\d+)$", re.M)
+#: The hints of a guided prompt, one per line.
+_HINTS = re.compile(r"^Hints about these data:\n((?:- .*\n?)+)", re.M)
 
 
 #: First words of test names that are not a person's name (lower-cased inside a sentence).
@@ -547,8 +549,12 @@ class Episode:
                     _read_code(record, base, roles, _ranges(record, base.role_columns(roles))))
         if step == "describe":
             rows = _ROWS.search(printed)
-            return (say.choice(_SAY["describe"]).format(rows=rows.group(1) if rows else "the complete"),
-                    "run_python", _describe_code(roles, base.role_columns(roles)))
+            text = say.choice(_SAY["describe"]).format(rows=rows.group(1) if rows else "the complete")
+            hints = _HINTS.search(record["prompt"])
+            if hints:   # a guided prompt: the statistician reads its hints, then looks for itself
+                hint = say.choice(hints.group(1).strip().splitlines())[2:].rstrip(".")
+                text += f" The task's hints say: {hint[0].lower()}{hint[1:]}; I'll look for myself."
+            return text, "run_python", _describe_code(roles, base.role_columns(roles))
         if step == "check":
             return say.choice(_SAY["check"]), "run_python", check_code(self.kind, roles)
         self.chosen, why = self._choose(printed)
