@@ -34,6 +34,12 @@ GRID = {"name": "trajectories", "seed": 5, "n": [100],
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
+def read_rows(folder) -> list[dict]:
+    """The trajectories a folder holds: the kept ones, then those left out."""
+    return [json.loads(line) for name in ("trajectories.jsonl", "left_out.jsonl")
+            for line in (folder / name).read_text().splitlines()]
+
+
 def outputs(row: dict) -> list[str]:
     return [m["content"] for m in row["messages"] if m["role"] == "tool"]
 
@@ -81,15 +87,17 @@ def sandbox():
 def written(corpus, sandbox, tmp_path_factory):
     out = tmp_path_factory.mktemp("written") / "trajectories"
     summary = write_trajectories(corpus, out, jobs=2, progress=False, sandbox=sandbox)
-    rows = [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]
-    return out, summary, rows
+    return out, summary, read_rows(out)
 
 
 def test_every_task_gets_a_trajectory_and_the_kept_ones_answer_right(corpus, written):
     out, summary, rows = written
     records = {r["task_id"]: r for r in iter_records(corpus)}
     assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
-    assert [r["task_id"] for r in rows] == list(records)   # corpus order, one row per task
+    assert sorted(r["task_id"] for r in rows) == sorted(records)   # one row per task
+    kept = [r["task_id"] for r in rows if r["kept"]]
+    assert kept == [task for task in records if task in set(kept)]   # the kept file first, in corpus order
+    assert [r["kept"] for r in rows] == [True] * len(kept) + [False] * (len(rows) - len(kept))
     assert summary.tasks == len(rows) and summary.kept == sum(r["kept"] for r in rows)
     for row in rows:
         assert row["kept"] == (row["reason"] is None)
@@ -185,9 +193,9 @@ def test_the_parquet_loads_in_datasets_with_the_verl_sft_keys(written):
     datasets = pytest.importorskip("datasets")
     out, _, rows = written
     loaded = datasets.load_dataset("parquet", data_files=str(out / "trajectories.parquet"), split="train")
-    assert loaded.num_rows == len(rows) and {"messages", "tools"} <= set(loaded.column_names)
-    kept = loaded.filter(lambda r: r["kept"])
-    first = kept[0]["messages"]
+    assert {"messages", "tools"} <= set(loaded.column_names)
+    assert loaded.num_rows == sum(r["kept"] for r in rows) and all(loaded["kept"])
+    first = loaded[0]["messages"]
     assert first[2]["tool_calls"][0]["function"]["arguments"]["code"].startswith("import numpy as np")
     assert first[3]["role"] == "tool" and first[3]["name"] == "run_python"
 
@@ -195,7 +203,7 @@ def test_the_parquet_loads_in_datasets_with_the_verl_sft_keys(written):
 def test_fences_mode_writes_code_blocks_and_their_outputs_as_user_messages(corpus, sandbox, tmp_path):
     summary = write_trajectories(corpus, tmp_path / "f", method="welch_t", limit=2, mode="fences", progress=False,
                                  sandbox=sandbox)
-    rows = [json.loads(line) for line in (tmp_path / "f" / "trajectories.jsonl").read_text().splitlines()]
+    rows = read_rows(tmp_path / "f")
     assert summary.tasks == 2 and all(r["tools"] == [] and r["mode"] == "fences" for r in rows)
     for message, reply in zip(rows[0]["messages"][2:-1:2], rows[0]["messages"][3::2]):
         assert "tool_calls" not in message and "\n```python\n" in message["content"]
@@ -215,7 +223,7 @@ def test_every_family_is_played_kept_mostly_and_replayed(tmp_path, sandbox):
     assert set(summary.families) == {f.name for f in tf.families()}
     assert all(row["kept_share"] >= 0.8 for row in summary.families.values()), summary.families
     records = {r["task_id"]: r for r in iter_records(tmp_path / "c")}
-    rows = [json.loads(line) for line in (tmp_path / "t" / "trajectories.jsonl").read_text().splitlines()]
+    rows = read_rows(tmp_path / "t")
     assert [r["task_id"] for r in rows if any("Traceback" in output for output in outputs(r))] == []
     early = {r["task_id"]: foreseen(r, records[r["task_id"]]["gold"]) for r in rows}
     assert {task: numbers for task, numbers in early.items() if numbers} == {}

@@ -4,10 +4,11 @@
 task through the agent environment. A trajectory is kept when the test it
 chose is the task's canonical test or one of its accepted tests and its
 answer passes the paper's filter (:func:`taskfactory.reward.sft_keep`);
-otherwise it is written with ``kept`` false and the reason.
+otherwise it is left out, with the reason.
 
-The folder holds ``trajectories.parquet`` and ``trajectories.jsonl`` (one row
-per task: ``messages`` in the OpenAI chat format, tool calls with their
+The folder holds the kept trajectories in ``trajectories.parquet`` and
+``trajectories.jsonl``, ready to train on, and the others in ``left_out.jsonl``
+(one row per task: ``messages`` in the OpenAI chat format, tool calls with their
 arguments as objects and tool messages with ``tool_call_id`` and ``name``;
 ``tools``, the schemas; ``task_id``, ``split``, ``method``, ``language``,
 ``chosen``, ``choice``, ``kept``, ``reason``), ``summary.json`` (retention per
@@ -36,7 +37,7 @@ from .evaluate import COLUMNS, run_episode, select_tasks
 from .sandbox import Limits, Sandbox
 from .statistician import Statistician, in_sentence, right_choices
 
-FILES = ("trajectories.parquet", "trajectories.jsonl", "summary.json", "README.md")
+FILES = ("trajectories.parquet", "trajectories.jsonl", "left_out.jsonl", "summary.json", "README.md")
 
 
 @dataclass
@@ -129,13 +130,19 @@ def retention(rows: list[dict]) -> dict:
 
 def _write(dest: Path, rows: list[dict], summary: TrajectorySummary, corpus: str) -> None:
     dest.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows), dest / FILES[0])
-    with (dest / FILES[1]).open("w", encoding="utf-8") as fh:
+    kept = [row for row in rows if row["kept"]]
+    pq.write_table(pa.Table.from_pylist(kept), dest / FILES[0])
+    _write_jsonl(dest / FILES[1], kept)
+    _write_jsonl(dest / FILES[2], [row for row in rows if not row["kept"]])
+    (dest / FILES[3]).write_text(json.dumps({"corpus": corpus, "tasks": summary.tasks, "kept": summary.kept,
+                                             "families": summary.families}, indent=1) + "\n")
+    (dest / FILES[4]).write_text(card(summary))
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> None:
+    with path.open("w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    (dest / FILES[2]).write_text(json.dumps({"corpus": corpus, "tasks": summary.tasks, "kept": summary.kept,
-                                             "families": summary.families}, indent=1) + "\n")
-    (dest / FILES[3]).write_text(card(summary))
 
 
 def card(summary: TrajectorySummary) -> str:
@@ -144,8 +151,9 @@ def card(summary: TrajectorySummary) -> str:
              "Each row is one task played in the sandbox by a scripted statistician: it reads the file, describes "
              "the variables, runs the checks that separate the candidate tests, names the test they point to and "
              "runs it, then answers. Every tool message is the sandbox's output for that call.", "",
-             "Load the kept rows with `datasets.load_dataset(\"parquet\", data_files=\"trajectories.parquet\")` "
-             "and `.filter(lambda r: r[\"kept\"])`; `messages` and `tools` are the keys of verl's multi-turn SFT "
+             "`trajectories.parquet` (and `.jsonl`) holds the kept ones, `left_out.jsonl` the others with the "
+             "reason. Load them with `datasets.load_dataset(\"parquet\", data_files=\"trajectories.parquet\")`; "
+             "`messages` and `tools` are the keys of verl's multi-turn SFT "
              "dataset and of TRL's conversational format.", "",
              f"{summary.kept} of {summary.tasks} kept.", "",
              "| family | tasks | kept | share kept | chose the canonical test | chose an accepted test |",
