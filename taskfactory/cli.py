@@ -241,8 +241,8 @@ def agent_eval(corpus, out, agent, base_url, model, api_key_env, temperature, ma
 @click.option("--method", default=None, help="Only this method.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N tasks.")
 @click.option("--jobs", default=2, show_default=True, type=click.IntRange(min=1), help="Episodes at once.")
-@click.option("--test-language", type=click.Choice(["python", "r"]), default="python", show_default=True,
-              help="The language of the test itself (the look at the data and the checks are in Python).")
+@click.option("--test-language", type=click.Choice(["python", "r", "mixed"]), default="python", show_default=True,
+              help="The language of the test itself, or either drawn per task (the look and the checks are Python).")
 @click.option("--mode", type=click.Choice(["tools", "fences"]), default="tools", show_default=True,
               help="Code as tool calls, or as ```python / ```r blocks for trainers without tool calls.")
 @click.option("--progress/--no-progress", default=None, help="A progress bar (default: on a terminal).")

@@ -230,3 +230,11 @@ def test_every_family_is_played_kept_mostly_and_replayed(tmp_path, sandbox):
     for family in summary.families:
         for row in [r for r in rows if r["method"] == family][:2]:
             assert replayed(row, records[row["task_id"]], sandbox) == outputs(row), (family, row["task_id"])
+
+
+def test_mixed_languages_draw_python_or_r_for_the_test_per_task(corpus, sandbox, tmp_path):
+    write_trajectories(corpus, tmp_path / "m", method="welch_t", test_language="mixed", progress=False,
+                       sandbox=sandbox)
+    rows = read_rows(tmp_path / "m")
+    assert {r["language"] for r in rows} == {"python", "python+r"}
+    assert all(r["kept"] for r in rows if r["choice"] == "gold")

@@ -46,8 +46,8 @@ _IMPORTS = "import numpy as np\nimport pandas as pd\nfrom scipy import stats\nim
 _CHECK_LINE = re.compile(r"^([A-Z][^:\n]*): ((?:[A-Za-z]\w* = [^,\n]+)(?:, [A-Za-z]\w* = [^,\n]+)*)$", re.M)
 
 
-#: The languages the test itself may run in.
-TEST_LANGUAGES = ("python", "r")
+#: The languages the test itself may run in ("mixed": Python or R, drawn per task).
+TEST_LANGUAGES = ("python", "r", "mixed")
 
 
 def standalone(code: str) -> bool:
@@ -487,8 +487,9 @@ def _describe_code(roles: dict, columns: list[str]) -> str:
 class Statistician:
     """Plays each task through the environment's tools in five steps (see the
     module). ``test_language`` is the language of the test itself: "python"
-    (where its Python solution runs without this package, else R) or "r"; the
-    look at the data and the checks are in Python."""
+    (where its Python solution runs without this package, else R), "r", or
+    "mixed" (either, drawn per task); the look at the data and the checks are
+    in Python."""
 
     def __init__(self, test_language: str = "python", mode: str = "tools"):
         if test_language not in TEST_LANGUAGES:
@@ -514,6 +515,8 @@ class Episode:
         self.candidates = kind_families(self.kind)
         self.roles = roles_of(record["roles"] or {})
         self.say = random.Random(int.from_bytes(hashlib.sha256(record["task_id"].encode()).digest()[:8], "big"))
+        if test_language == "mixed":
+            self.test_language = self.say.choice(("python", "r"))
         if record.get("data_csv") is None:
             self.steps, self.chosen = ["closed"], family   # a calculation from stated numbers: one family per question
         else:
