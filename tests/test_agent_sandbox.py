@@ -105,6 +105,21 @@ def test_r_prints_visible_values_warnings_and_errors_as_r_does(sandbox):
 
 @needs_bwrap
 @needs_r
+def test_the_r_session_starts_with_an_empty_global_environment(sandbox):
+    """The server's own objects (a `length` among them) stay out of the code's
+    environment, so base functions passed by name are base functions."""
+    with sandbox.workspace() as space:
+        listed = space.run("r", "ls(all.names = TRUE)")
+        by_group = space.run("r", "ave(1:6, rep(1:2, each = 3), FUN = length)")
+        clobbered = space.run("r", "reply <- 1; run_cell <- NULL; 2 + 2")
+        after = space.run("r", "3 + 3")
+    assert listed.output == "character(0)\n"
+    assert by_group.output == "[1] 3 3 3 3 3 3\n"
+    assert (clobbered.output, after.output) == ("[1] 4\n", "[1] 6\n")
+
+
+@needs_bwrap
+@needs_r
 def test_r_t_test_in_the_sandbox_gives_rscripts_p_value(sandbox):
     # Rscript -e 'd <- read.csv("data.csv"); cat(format(t.test(y ~ g, data = d)$p.value, digits = 7))'
     # on the same six rows prints 0.2107029.

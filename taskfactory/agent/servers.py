@@ -270,6 +270,7 @@ while True:
 '''
 
 R_SERVER = r'''
+local({  # the server's own objects stay out of the global environment, where the code runs
 requests <- file("/proc/self/fd/3", "rb")
 replies <- file("/proc/self/fd/4", "wb")
 reply <- function(word) {
@@ -357,4 +358,5 @@ repeat {
   stop_strays()
   reply(word)
 }
+})
 '''
