@@ -241,13 +241,13 @@ def agent_eval(corpus, out, agent, base_url, model, api_key_env, temperature, ma
 @click.option("--method", default=None, help="Only this method.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N tasks.")
 @click.option("--jobs", default=2, show_default=True, type=click.IntRange(min=1), help="Episodes at once.")
-@click.option("--test-language", type=click.Choice(["python", "r", "mixed"]), default="python", show_default=True,
-              help="The language of the test itself, or either drawn per task (the look and the checks are Python).")
+@click.option("--language", type=click.Choice(["python", "r", "mixed"]), default="python", show_default=True,
+              help="The language of the look, the checks and the test; mixed: either, drawn per task.")
 @click.option("--mode", type=click.Choice(["tools", "fences"]), default="tools", show_default=True,
               help="Code as tool calls, or as ```python / ```r blocks for trainers without tool calls.")
 @click.option("--progress/--no-progress", default=None, help="A progress bar (default: on a terminal).")
 @click.option("--json", "as_json", is_flag=True, help="Print the retention per family as JSON.")
-def trajectories(corpus, out, split, method, limit, jobs, test_language, mode, progress, as_json):
+def trajectories(corpus, out, split, method, limit, jobs, language, mode, progress, as_json):
     """Write worked trajectories of a CORPUS's tasks for supervised warm-up.
 
     A scripted statistician plays each task in the sandbox: it reads the
@@ -262,7 +262,7 @@ def trajectories(corpus, out, split, method, limit, jobs, test_language, mode, p
     """
     from .agent.trajectories import write_trajectories
 
-    summary = write_trajectories(corpus, out, split, method, limit, jobs, test_language, mode, progress)
+    summary = write_trajectories(corpus, out, split, method, limit, jobs, language, mode, progress)
     if as_json:
         click.echo(json.dumps({"tasks": summary.tasks, "kept": summary.kept, "seconds": round(summary.seconds, 3),
                                "families": summary.families}, indent=1))

@@ -4,6 +4,8 @@ the files trainers load."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 
@@ -232,9 +234,54 @@ def test_every_family_is_played_kept_mostly_and_replayed(tmp_path, sandbox):
             assert replayed(row, records[row["task_id"]], sandbox) == outputs(row), (family, row["task_id"])
 
 
-def test_mixed_languages_draw_python_or_r_for_the_test_per_task(corpus, sandbox, tmp_path):
-    write_trajectories(corpus, tmp_path / "m", method="welch_t", test_language="mixed", progress=False,
-                       sandbox=sandbox)
-    rows = read_rows(tmp_path / "m")
-    assert {r["language"] for r in rows} == {"python", "python+r"}
-    assert all(r["kept"] for r in rows if r["choice"] == "gold")
+def test_in_r_or_mixed_every_call_is_r_or_drawn_per_task_and_replays(corpus, sandbox, tmp_path):
+    records = {r["task_id"]: r for r in iter_records(corpus)}
+    for language, expected in (("r", {"r"}), ("mixed", {"python", "r"})):
+        summary = write_trajectories(corpus, tmp_path / language, method="welch_t", language=language,
+                                     progress=False, sandbox=sandbox)
+        rows = read_rows(tmp_path / language)
+        assert {r["language"] for r in rows} == expected and summary.kept >= 0.8 * summary.tasks
+        assert all(r["kept"] for r in rows if r["choice"] == "gold")
+        assert not any("Error" in output for row in rows for output in outputs(row)[:-1])
+        row = next(r for r in rows if r["language"] == "r")
+        assert replayed(row, records[row["task_id"]], sandbox) == outputs(row)
+
+
+def test_the_r_twins_of_the_checks_print_what_the_python_ones_print(tmp_path, sandbox):
+    """Each sibling kind's checks in R and in Python, on the same handled data,
+    print the same values (to their printed digits) and lead to the same test."""
+    from taskfactory.agent import checks_r
+    from taskfactory.agent.statistician import KINDS, OCTILE_SKEWED, check_code
+    from taskfactory.analysis import prepare, read_csv_text
+    from taskfactory.catalogue import get_scenario
+    from taskfactory.shards import roles_of
+
+    methods = ["welch_t", "kruskal_wallis", "sign_test", "spearman", "fisher_exact", "ols_robust", "negative_binomial",
+               "cluster_fixed_effects", "cox_ph"]
+    tf.build({"name": "twins", "seed": 3, "methods": methods, "n": [100], "effects": [{"name": "strong", "target_z": 3.5}],
+              "prompt_styles": ["basic"], "perturbations": ["none"], "seeds": 1}, tmp_path / "c", progress=False)
+    seen = set()
+    for record in iter_records(tmp_path / "c"):
+        kind = tf.get_family(record["method"]).question_kind
+        if kind in seen:
+            continue
+        seen.add(kind)
+        roles = roles_of(record["roles"])
+        data = prepare(tf.get_family(record["method"]), read_csv_text(record["data_csv"]), roles,
+                       get_scenario(record["method"], record["scenario"]).ranges())
+        python = io.StringIO()
+        with contextlib.redirect_stdout(python):
+            exec("import numpy as np\nimport pandas as pd\nfrom scipy import stats\nimport statsmodels.api as sm\n"
+                 + check_code(kind, roles), {"d": data})
+        space = sandbox.workspace({"d.csv": data.to_csv(index=False).encode()})
+        try:
+            r = space.run("r", 'd <- read.csv("d.csv", na.strings = "")\n' + checks_r.checks(kind, roles, OCTILE_SKEWED))
+        finally:
+            space.close()
+        in_python, in_r = read_checks(python.getvalue()), read_checks(r.output)
+        assert in_python.keys() == in_r.keys(), (kind, python.getvalue(), r.output)
+        for label, values in in_python.items():
+            for name, value in values.items():
+                assert value == pytest.approx(in_r[label][name], rel=2e-3, abs=2e-3), (kind, label, name)
+        assert decide(kind, in_python)[0] == decide(kind, in_r)[0]
+    assert seen == set(KINDS)

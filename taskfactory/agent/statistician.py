@@ -28,6 +28,7 @@ import pandas as pd
 from ..reference import handling_py, reference_py, reference_r
 from ..registry import families, get_family
 from ..shards import roles_of
+from . import checks_r
 from .episode import TOOL_LANGUAGE
 from .evaluate import answer_text
 
@@ -46,8 +47,8 @@ _IMPORTS = "import numpy as np\nimport pandas as pd\nfrom scipy import stats\nim
 _CHECK_LINE = re.compile(r"^([A-Z][^:\n]*): ((?:[A-Za-z]\w* = [^,\n]+)(?:, [A-Za-z]\w* = [^,\n]+)*)$", re.M)
 
 
-#: The languages the test itself may run in ("mixed": Python or R, drawn per task).
-TEST_LANGUAGES = ("python", "r", "mixed")
+#: The languages a trajectory may be in ("mixed": Python or R, drawn per task).
+LANGUAGES = ("python", "r", "mixed")
 
 
 def standalone(code: str) -> bool:
@@ -368,8 +369,11 @@ def decide(kind: str, checks: dict) -> tuple[str, str]:
     return KINDS[kind][1](checks)
 
 
-def check_code(kind: str, roles: dict) -> str:
-    """The Python code of ``kind``'s checks on ``d`` (numpy, pandas, scipy.stats and statsmodels imported)."""
+def check_code(kind: str, roles: dict, language: str = "python") -> str:
+    """The code of ``kind``'s checks on ``d``: Python (numpy, pandas, scipy.stats
+    and statsmodels imported) or its R twin (:mod:`taskfactory.agent.checks_r`)."""
+    if language == "r":
+        return checks_r.checks(kind, roles, OCTILE_SKEWED)
     return KINDS[kind][0](roles) if kind in KINDS else ASSUMPTIONS[kind](roles)
 
 
@@ -486,18 +490,17 @@ def _describe_code(roles: dict, columns: list[str]) -> str:
 
 class Statistician:
     """Plays each task through the environment's tools in five steps (see the
-    module). ``test_language`` is the language of the test itself: "python"
-    (where its Python solution runs without this package, else R), "r", or
-    "mixed" (either, drawn per task); the look at the data and the checks are
-    in Python."""
+    module) in ``language``: "python" (its test in R only where the Python
+    solution needs this package, which the sandbox does not hold), "r", or
+    "mixed" (either, drawn per task)."""
 
-    def __init__(self, test_language: str = "python", mode: str = "tools"):
-        if test_language not in TEST_LANGUAGES:
-            raise ValueError(f"test_language ({test_language!r}) must be one of {', '.join(TEST_LANGUAGES)}")
-        self.test_language, self.mode = test_language, mode
+    def __init__(self, language: str = "python", mode: str = "tools"):
+        if language not in LANGUAGES:
+            raise ValueError(f"language ({language!r}) must be one of {', '.join(LANGUAGES)}")
+        self.language, self.mode = language, mode
 
     def episode(self, record: dict) -> Episode:
-        return Episode(record, self.test_language, self.mode)
+        return Episode(record, self.language, self.mode)
 
     def close(self) -> None:
         pass
@@ -508,15 +511,16 @@ class Episode:
     assistant message (and no usage), its code as a tool call or, in mode
     "fences", as a fenced block; :attr:`chosen` is the family it chose."""
 
-    def __init__(self, record: dict, test_language: str = "python", mode: str = "tools"):
-        self.record, self.test_language, self.mode = record, test_language, mode
+    def __init__(self, record: dict, language: str = "python", mode: str = "tools"):
+        self.record, self.language, self.mode = record, language, mode
         family = get_family(record["method"])
         self.kind = family.question_kind   # the question's kind, which its siblings share
         self.candidates = kind_families(self.kind)
         self.roles = roles_of(record["roles"] or {})
         self.say = random.Random(int.from_bytes(hashlib.sha256(record["task_id"].encode()).digest()[:8], "big"))
-        if test_language == "mixed":
-            self.test_language = self.say.choice(("python", "r"))
+        if language == "mixed":
+            self.language = self.say.choice(("python", "r"))
+        self.tool = "run_r" if self.language == "r" else "run_python"
         if record.get("data_csv") is None:
             self.steps, self.chosen = ["closed"], family   # a calculation from stated numbers: one family per question
         else:
@@ -541,15 +545,14 @@ class Episode:
         """(what the statistician says, the tool, the code it runs) at ``step``, after ``printed``."""
         say, record = self.say, self.record
         if step == "closed":
-            text = say.choice(_SAY["closed"])
-            if self.test_language == "r":
-                return text, "run_r", record["reference_r"]
-            return text, "run_python", record["reference_py"]
+            return say.choice(_SAY["closed"]), self.tool, record["reference_r" if self.language == "r" else "reference_py"]
         base = self.candidates[0]
         roles = _roles_for(base, self.roles)
         if step == "read":
-            return (say.choice(_SAY["read"]), "run_python",
-                    _read_code(record, base, roles, _ranges(record, base.role_columns(roles))))
+            ranges = _ranges(record, base.role_columns(roles))
+            code = (checks_r.read_code(record["data_filename"], base, roles, ranges) if self.language == "r"
+                    else _read_code(record, base, roles, ranges))
+            return say.choice(_SAY["read"]), self.tool, code
         if step == "describe":
             rows = _ROWS.search(printed)
             text = say.choice(_SAY["describe"]).format(rows=rows.group(1) if rows else "the complete")
@@ -557,9 +560,10 @@ class Episode:
             if hints:   # a guided prompt: the statistician reads its hints, then looks for itself
                 hint = say.choice(hints.group(1).strip().splitlines())[2:].rstrip(".")
                 text += f" The task's hints say: {hint[0].lower()}{hint[1:]}; I'll look for myself."
-            return text, "run_python", _describe_code(roles, base.role_columns(roles))
+            describe = checks_r.describe_code if self.language == "r" else _describe_code
+            return text, self.tool, describe(roles, base.role_columns(roles))
         if step == "check":
-            return say.choice(_SAY["check"]), "run_python", check_code(self.kind, roles)
+            return say.choice(_SAY["check"]), self.tool, check_code(self.kind, roles, self.language)
         self.chosen, why = self._choose(printed)
         test = in_sentence(self.chosen.test_name.label)
         phrasing = "run" if self.kind in KINDS else "assumed" if why else "single"
@@ -567,7 +571,7 @@ class Episode:
         roles = _roles_for(self.chosen, self.roles)
         ranges = _ranges(record, self.chosen.role_columns(roles))
         code = reference_py(self.chosen, roles, ranges, record["data_filename"])
-        if self.test_language == "r" or not standalone(code):
+        if self.language == "r" or not standalone(code):
             return text, "run_r", reference_r(self.chosen, roles, ranges, record["data_filename"])
         return text, "run_python", code
 

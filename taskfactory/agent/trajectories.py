@@ -81,7 +81,7 @@ def play(record: dict, box: Sandbox, agent: Statistician, mode: str = "tools") -
 
 
 def write_trajectories(corpus, out, split: str | None = None, method: str | None = None, limit: int | None = None,
-                       jobs: int = 1, test_language: str = "python", mode: str = "tools",
+                       jobs: int = 1, language: str = "python", mode: str = "tools",
                        progress: bool | None = None, sandbox: Sandbox | None = None) -> TrajectorySummary:
     """Play the selected tasks of ``corpus`` and write the folder ``out`` (new or empty)."""
     if jobs < 1:
@@ -89,9 +89,9 @@ def write_trajectories(corpus, out, split: str | None = None, method: str | None
     if mode not in MODES:
         raise InputError(f"--mode ({mode!r}) must be one of {', '.join(MODES)}")
     try:
-        agent = Statistician(test_language, mode)
+        agent = Statistician(language, mode)
     except ValueError as exc:
-        raise InputError(f"--test-language: {exc}") from None
+        raise InputError(f"--language: {exc}") from None
     dest = check_new_folder(out, "-o", [corpus])
     records = select_tasks(corpus, split, method, limit, columns=(*COLUMNS, "roles", "data_dictionary"))
     started = time.monotonic()
