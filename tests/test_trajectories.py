@@ -214,19 +214,23 @@ def test_fences_mode_writes_code_blocks_and_their_outputs_as_user_messages(corpu
 
 @pytest.mark.slow
 def test_every_family_is_played_kept_mostly_and_replayed(tmp_path, sandbox):
-    """Every family at N = 100, strong effects and nulls: no call fails, no
-    number is stated before an output showed it, at least 80 % of a family's
-    trajectories are kept, and the first two of each replay byte for byte."""
+    """Every family at N = 100, strong effects and nulls, each task in Python
+    or R: no call fails, no number is stated before an output showed it, at
+    least 80 % of a family's trajectories are kept, and the first two of each
+    replay byte for byte."""
     grid = {"name": "every", "seed": 9, "methods": "all", "n": [100], "effects": ["null", {"name": "strong", "target_z": 3.5}],
             "prompt_styles": ["basic"], "perturbations": ["none"], "seeds": 1,
             "exclude": [{"method": ["wilson_ci", "two_prop", "two_prop_z", "sample_size", "holm"], "effect": "strong"}]}
     tf.build(grid, tmp_path / "c", progress=False, jobs=2)
-    summary = write_trajectories(tmp_path / "c", tmp_path / "t", jobs=2, progress=False, sandbox=sandbox)
+    summary = write_trajectories(tmp_path / "c", tmp_path / "t", jobs=2, language="mixed", progress=False,
+                                 sandbox=sandbox)
     assert set(summary.families) == {f.name for f in tf.families()}
     assert all(row["kept_share"] >= 0.8 for row in summary.families.values()), summary.families
     records = {r["task_id"]: r for r in iter_records(tmp_path / "c")}
     rows = read_rows(tmp_path / "t")
-    assert [r["task_id"] for r in rows if any("Traceback" in output for output in outputs(r))] == []
+    failed = [r["task_id"] for r in rows if any(re.search(r"^(Traceback|Error)", output, re.M)
+                                                  for output in outputs(r))]
+    assert failed == [] and {r["language"] for r in rows} == {"python", "python+r", "r"}
     early = {r["task_id"]: foreseen(r, records[r["task_id"]]["gold"]) for r in rows}
     assert {task: numbers for task, numbers in early.items() if numbers} == {}
     for family in summary.families:
