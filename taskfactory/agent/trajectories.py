@@ -53,9 +53,9 @@ class TrajectorySummary:
                 f"({rate:.1f} per second)")
 
 
-def play(record: dict, box: Sandbox, agent: Statistician, mode: str = "tools") -> dict:
+def play(record: dict, box: Sandbox, agent: Statistician) -> dict:
     """One task's trajectory row."""
-    episode = agent.episode(record)
+    episode, mode = agent.episode(record), agent.mode
     env = Environment(box, max_turns=len(episode.steps) + 1, max_seconds=box.limits.episode_seconds, mode=mode)
     try:
         row = run_episode(env, episode, record)
@@ -102,7 +102,7 @@ def write_trajectories(corpus, out, split: str | None = None, method: str | None
         with ThreadPoolExecutor(jobs) as pool, tqdm(total=len(records), disable=not show, unit="task",
                                                    file=sys.stderr) as bar:
             rows = []
-            for row in pool.map(lambda rec: play(rec, box, agent, mode), records):
+            for row in pool.map(lambda rec: play(rec, box, agent), records):
                 rows.append(row)
                 bar.update()
     finally:
