@@ -252,9 +252,10 @@ def trajectories(corpus, out, split, method, limit, jobs, language, mode, progre
 
     A scripted statistician plays each task in the sandbox: it reads the
     file, describes the data, runs the checks that separate the candidate
-    tests, runs the test they point to and answers. Trajectories whose test
-    is neither the canonical nor an accepted one, or whose answer fails the
-    SFT filter, are written with kept = false and the reason.
+    tests, runs the test they point to and answers. The kept trajectories go
+    to trajectories.parquet and .jsonl; those whose test is neither the
+    canonical nor an accepted one, or whose answer fails the SFT filter, to
+    left_out.jsonl with the reason.
 
     Example:
 

@@ -289,3 +289,17 @@ def test_the_r_twins_of_the_checks_print_what_the_python_ones_print(tmp_path, sa
                 assert value == pytest.approx(in_r[label][name], rel=2e-3, abs=2e-3), (kind, label, name)
         assert decide(kind, in_python)[0] == decide(kind, in_r)[0]
     assert seen == set(KINDS)
+
+
+def test_a_check_that_printed_nothing_leaves_the_trajectory_out_and_claims_nothing(corpus, sandbox, monkeypatch):
+    from taskfactory.agent import statistician
+    from taskfactory.agent.trajectories import play
+
+    with pytest.raises(statistician.MissingCheck, match="the checks printed no 'Breusch-Pagan' line"):
+        decide("regression", read_checks("Outcome values at 0: count = 0\n"))
+    monkeypatch.setattr(statistician, "check_code", lambda kind, roles, language="python": "print('no checks')\n")
+    record = next(r for r in iter_records(corpus) if r["method"] == "welch_t")
+    row = play(record, sandbox, statistician.Statistician())
+    assert (row["kept"], row["chosen"], row["choice"], row["reason"]) == (
+        False, None, None, "no test was chosen: the checks printed no 'Shapiro-Wilk test of the within-group' line")
+    assert row["messages"][-1] == {"role": "tool", "tool_call_id": "call_2", "name": "run_python", "content": "no checks\n"}

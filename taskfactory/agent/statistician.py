@@ -256,102 +256,107 @@ def read_checks(text: str) -> dict[str, dict[str, float | str]]:
     return out
 
 
-def _p(checks: dict, prefix: str) -> float | None:
-    """The p of the first check whose label starts with ``prefix``, None when none printed one."""
-    for label, values in checks.items():
-        if label.startswith(prefix) and isinstance(values.get("p"), float):
-            return values["p"]
-    return None
+class MissingCheck(ValueError):
+    """A check a rule reads printed nothing (its code failed on these data)."""
 
 
-def _quote(checks: dict, prefix: str, name: str = "p") -> str:
+def _check(checks: dict, prefix: str, *names: str, optional: bool = False) -> dict:
+    """The values of the first check whose label starts with ``prefix`` and
+    holds ``names``; {} when ``optional`` and none did, else :class:`MissingCheck`."""
     for label, values in checks.items():
-        if label.startswith(prefix):
-            return f"{name} = {_fmt(values[name])}"
-    return ""
+        if label.startswith(prefix) and all(isinstance(values.get(n), float) for n in names):
+            return values
+    if optional:
+        return {}
+    raise MissingCheck(f"the checks printed no {prefix!r} line")
 
 
 def _fmt(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _below(p, level: float = CHECK_ALPHA) -> bool:
-    return p is not None and p < level
-
-
 def _groups_rule(checks: dict, rank_test: str, welch: str) -> tuple[str, str]:
-    shapiro = _quote(checks, "Shapiro-Wilk")
-    if _below(_p(checks, "Shapiro-Wilk test of the within-group")):
-        return rank_test, f"the within-group residuals are not normal (Shapiro-Wilk {shapiro}), so a rank test"
-    return welch, (f"the residuals look normal (Shapiro-Wilk {shapiro}), and Welch's version does not assume equal "
-                   f"spreads (Brown-Forsythe {_quote(checks, 'Brown-Forsythe')})")
+    p = _check(checks, "Shapiro-Wilk test of the within-group", "p")["p"]
+    if p < CHECK_ALPHA:
+        return rank_test, f"the within-group residuals are not normal (Shapiro-Wilk p = {_fmt(p)}), so a rank test"
+    spreads = _check(checks, "Brown-Forsythe", "p")["p"]
+    return welch, (f"the residuals look normal (Shapiro-Wilk p = {_fmt(p)}), and Welch's version does not assume "
+                   f"equal spreads (Brown-Forsythe p = {_fmt(spreads)})")
 
 
 def _paired_rule(checks: dict) -> tuple[str, str]:
-    octile = checks.get(f"Octile skewness of the differences (asymmetric beyond {OCTILE_SKEWED})", {}).get("value")
-    if isinstance(octile, float) and abs(octile) > OCTILE_SKEWED:
+    octile = _check(checks, "Octile skewness of the differences", "value")["value"]
+    if abs(octile) > OCTILE_SKEWED:
         return "sign_test", (f"the differences are lopsided (octile skewness {_fmt(octile)}), so only their signs "
                              "test a typical change of zero")
-    shapiro = _quote(checks, "Shapiro-Wilk")
-    if _below(_p(checks, "Shapiro-Wilk test of the differences")):
+    p = _check(checks, "Shapiro-Wilk test of the differences", "p")["p"]
+    if p < CHECK_ALPHA:
         return "wilcoxon_signed_rank", (f"the differences are symmetric (octile skewness {_fmt(octile)}) but not "
-                                        f"normal (Shapiro-Wilk {shapiro})")
-    return "paired_t", f"the differences look normal (Shapiro-Wilk {shapiro}) and symmetric (octile skewness {_fmt(octile)})"
+                                        f"normal (Shapiro-Wilk p = {_fmt(p)})")
+    return "paired_t", f"the differences look normal (Shapiro-Wilk p = {_fmt(p)}) and symmetric (octile skewness {_fmt(octile)})"
 
 
 def _association_rule(checks: dict) -> tuple[str, str]:
-    ps = [values.get("p") for label, values in checks.items() if label.startswith("Shapiro-Wilk")]
+    ps = [values["p"] for label, values in checks.items()
+          if label.startswith("Shapiro-Wilk") and isinstance(values.get("p"), float)]
+    if len(ps) != 2:
+        raise MissingCheck("the checks printed no Shapiro-Wilk line for each variable")
     shown = ", ".join(f"p = {_fmt(p)}" for p in ps)
-    if any(_below(p, CHECK_ALPHA / 2) for p in ps):
+    if min(ps) < CHECK_ALPHA / 2:
         return "spearman", (f"a variable is far from normal (Shapiro-Wilk {shown}, each judged at half the level), "
                             "so the ranks carry the association")
     return "pearson", f"both variables look normal (Shapiro-Wilk {shown})"
 
 
 def _two_proportions_rule(checks: dict) -> tuple[str, str]:
-    table = next((v for k, v in checks.items() if k.startswith("Expected counts under independence")), {})
-    smallest, cells = table.get("smallest"), table.get("cells")
-    if cells != 4.0 or not isinstance(smallest, float) or smallest < 5:
+    table = _check(checks, "Expected counts under independence", "smallest", "cells")
+    smallest = table["smallest"]
+    if table["cells"] != 4.0 or smallest < 5:
         return "fisher_exact", (f"the smallest expected count, {_fmt(smallest)}, is too small for the large-sample "
                                 "test, so the exact one")
     return "two_proportion_z", f"every expected count is large enough (smallest {_fmt(smallest)})"
 
 
 def _regression_rule(checks: dict) -> tuple[str, str]:
-    zeros = checks.get("Outcome values at 0", {}).get("count")
-    if isinstance(zeros, float) and zeros > 0:
+    zeros = _check(checks, "Outcome values at 0", "count")["count"]
+    if zeros > 0:
         return "tobit", f"the outcome piles up at 0 ({_fmt(zeros)} values), a floor a censored model handles"
-    if _below(_p(checks, "HC3 Wald test of the squared")):
-        return "ols_quadratic", (f"the squared covariates improve the model (HC3 Wald {_quote(checks, 'HC3 Wald')}), "
+    squares = _check(checks, "HC3 Wald test of the squared", "p", optional=True)   # only with a numeric covariate
+    if squares and squares["p"] < CHECK_ALPHA:
+        return "ols_quadratic", (f"the squared covariates improve the model (HC3 Wald p = {_fmt(squares['p'])}), "
                                  "so the adjustment needs the curve")
-    spread = _quote(checks, "Breusch-Pagan")
-    if _below(_p(checks, "Breusch-Pagan")):
-        return "ols_robust", f"the residual spread changes with the exposure (Breusch-Pagan {spread}), so HC3 errors"
-    return "ols_coefficient", f"no floor, no curve and no change in spread (Breusch-Pagan {spread})"
+    spread = _check(checks, "Breusch-Pagan", "p")["p"]
+    if spread < CHECK_ALPHA:
+        return "ols_robust", (f"the residual spread changes with the exposure (Breusch-Pagan p = {_fmt(spread)}), "
+                              "so HC3 errors")
+    return "ols_coefficient", f"no floor, no curve and no change in spread (Breusch-Pagan p = {_fmt(spread)})"
 
 
 def _counts_rule(checks: dict) -> tuple[str, str]:
-    fit = checks.get("Poisson fit, Pearson dispersion", {})
-    ratio, p = fit.get("ratio"), fit.get("p")
-    if isinstance(ratio, float) and ratio > DISPERSION_MATERIAL and _below(p):
+    fit = _check(checks, "Poisson fit, Pearson dispersion", "ratio", "p")
+    ratio, p = fit["ratio"], fit["p"]
+    if ratio > DISPERSION_MATERIAL and p < CHECK_ALPHA:
         return "negative_binomial", f"the counts are overdispersed (Pearson ratio {_fmt(ratio)}, p = {_fmt(p)})"
     return "poisson_regression", f"no material overdispersion (Pearson ratio {_fmt(ratio)}, p = {_fmt(p)})"
 
 
 def _clustered_rule(checks: dict) -> tuple[str, str]:
-    if _below(_p(checks, "Cluster mean of the exposure")):
-        return "cluster_fixed_effects", (f"the between-cluster slope differs from the within (Mundlak "
-                                         f"{_quote(checks, 'Cluster mean')}), so cluster fixed effects")
-    seen = "the cluster means of the exposure add nothing" if _p(checks, "Cluster mean") is not None \
-        else "the exposure is constant within clusters"
-    return "linear_mixed", f"{seen}, so a random intercept per cluster"
+    within = _check(checks, "Clusters whose exposure varies within", "count")["count"]
+    if not within:
+        return "linear_mixed", "the exposure is constant within clusters, so a random intercept per cluster"
+    p = _check(checks, "Cluster mean of the exposure", "p")["p"]
+    if p < CHECK_ALPHA:
+        return "cluster_fixed_effects", (f"the between-cluster slope differs from the within (Mundlak p = {_fmt(p)}), "
+                                         "so cluster fixed effects")
+    return "linear_mixed", (f"the cluster means of the exposure add nothing (Mundlak p = {_fmt(p)}), so a random "
+                            "intercept per cluster")
 
 
 def _time_to_event_rule(checks: dict) -> tuple[str, str]:
-    balance = _quote(checks, "Covariate balance")
-    if _below(_p(checks, "Covariate balance")):
-        return "cox_ph", f"the covariates differ between the groups ({balance}), so a Cox model adjusts for them"
-    return "log_rank", f"the groups are balanced on the covariates ({balance})"
+    p = _check(checks, "Covariate balance", "p")["p"]
+    if p < CHECK_ALPHA:
+        return "cox_ph", f"the covariates differ between the groups (p = {_fmt(p)}), so a Cox model adjusts for them"
+    return "log_rank", f"the groups are balanced on the covariates (p = {_fmt(p)})"
 
 
 #: Per question kind with sibling families: (the code of its checks, the rule
@@ -365,7 +370,8 @@ KINDS = {"two_groups": (_residual_normality, lambda c: _groups_rule(c, "mann_whi
 
 
 def decide(kind: str, checks: dict) -> tuple[str, str]:
-    """(the family the printed ``checks`` of ``kind`` point to, why, in words quoting them)."""
+    """(the family the printed ``checks`` of ``kind`` point to, why, in words
+    quoting them); :class:`MissingCheck` where a check it reads is not there."""
     return KINDS[kind][1](checks)
 
 
@@ -377,13 +383,17 @@ def check_code(kind: str, roles: dict, language: str = "python") -> str:
     return KINDS[kind][0](roles) if kind in KINDS else ASSUMPTIONS[kind](roles)
 
 
-def choose(kind: str, data: pd.DataFrame, roles: dict) -> str:
+def choose(kind: str, data: pd.DataFrame, roles: dict) -> str | None:
     """The family :func:`decide` picks when the checks of ``kind`` run here
-    on ``data`` (already handled as the conventions say)."""
+    on ``data`` (already handled as the conventions say); None where a check
+    it reads printed nothing."""
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         exec(_IMPORTS + check_code(kind, roles), {"d": data})   # noqa: S102 - the project's own check code
-    return decide(kind, read_checks(printed.getvalue()))[0]
+    try:
+        return decide(kind, read_checks(printed.getvalue()))[0]
+    except MissingCheck:
+        return None
 
 
 def right_choices(record: dict) -> set[str]:

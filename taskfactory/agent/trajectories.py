@@ -35,7 +35,7 @@ from ..reward import sft_keep
 from .episode import MODES, Environment
 from .evaluate import COLUMNS, run_episode, select_tasks
 from .sandbox import Limits, Sandbox
-from .statistician import Statistician, in_sentence, right_choices
+from .statistician import MissingCheck, Statistician, in_sentence, right_choices
 
 FILES = ("trajectories.parquet", "trajectories.jsonl", "left_out.jsonl", "summary.json", "README.md")
 
@@ -59,12 +59,16 @@ def play(record: dict, box: Sandbox, agent: Statistician) -> dict:
     env = Environment(box, max_turns=len(episode.steps) + 1, max_seconds=box.limits.episode_seconds, mode=mode)
     try:
         row = run_episode(env, episode, record)
+    except MissingCheck as exc:   # a check failed on these data: no test is chosen, nothing is claimed
+        row = {"messages": env.messages, "tool_calls": env.info.tool_calls, "reward": 0.0, "ended": str(exc)}
     finally:
         env.close()
     chosen = episode.chosen
-    choice = ("gold" if chosen.name == record["method"] else
+    choice = (None if chosen is None else "gold" if chosen.name == record["method"] else
               "accepted" if chosen.name in right_choices(record) else "other")
-    if row["ended"] != "answered":
+    if chosen is None:
+        reason = f"no test was chosen: {row['ended']}"
+    elif row["ended"] != "answered":
         reason = f"the episode ended at the {row['ended']}"
     elif choice == "other":
         reason = f"chose the {in_sentence(chosen.test_name.label)}, neither the canonical test nor an accepted one"
@@ -76,7 +80,7 @@ def play(record: dict, box: Sandbox, agent: Statistician) -> dict:
     return {"task_id": record["task_id"], "split": record["split"], "method": record["method"],
             "language": "+".join(lang for lang, tool in (("python", "run_python"), ("r", "run_r")) if tool in tools_used),
             "mode": mode, "messages": row["messages"], "tools": env.tools if mode == "tools" else [],
-            "chosen": chosen.name, "choice": choice, "kept": reason is None, "reason": reason,
+            "chosen": chosen.name if chosen else None, "choice": choice, "kept": reason is None, "reason": reason,
             "reward": row["reward"]}
 
 
