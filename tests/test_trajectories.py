@@ -9,12 +9,14 @@ import io
 import json
 import re
 
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
 import taskfactory as tf
 from taskfactory.agent import Sandbox, isolation_problem
 from taskfactory.agent.statistician import decide, read_checks
+from taskfactory.agent import trajectories
 from taskfactory.agent.trajectories import FILES, write_trajectories
 from taskfactory.cli import main
 from taskfactory.corpus import iter_records
@@ -200,6 +202,34 @@ def test_the_parquet_loads_in_datasets_with_the_verl_sft_keys(written):
     first = loaded[0]["messages"]
     assert first[2]["tool_calls"][0]["function"]["arguments"]["code"].startswith("import numpy as np")
     assert first[3]["role"] == "tool" and first[3]["name"] == "run_python"
+
+
+def _without_nulls(value):
+    """``value`` with the keys Parquet filled with null (a message's absent keys) removed."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    return [_without_nulls(v) for v in value] if isinstance(value, list) else value
+
+
+def test_rows_stream_in_row_groups_and_a_failure_leaves_no_file(corpus, sandbox, tmp_path, monkeypatch):
+    monkeypatch.setattr(trajectories._Writer, "BATCH", 2)
+    write_trajectories(corpus, tmp_path / "b", method="welch_t", progress=False, sandbox=sandbox)
+    parquet = pq.ParquetFile(tmp_path / "b" / "trajectories.parquet")
+    kept = [json.loads(line) for line in (tmp_path / "b" / "trajectories.jsonl").read_text().splitlines()]
+    assert parquet.metadata.num_row_groups == -(-len(kept) // 2) > 1
+    assert [_without_nulls(row) for row in parquet.read().to_pylist()] == [_without_nulls(row) for row in kept]
+    played = trajectories.play
+
+    def fails_on_the_third(record, box, agent, calls=[]):
+        calls.append(record["task_id"])
+        if len(calls) == 3:
+            raise RuntimeError("the sandbox went away")
+        return played(record, box, agent)
+
+    monkeypatch.setattr(trajectories, "play", fails_on_the_third)
+    with pytest.raises(RuntimeError, match="the sandbox went away"):
+        write_trajectories(corpus, tmp_path / "c", method="welch_t", progress=False, sandbox=sandbox)
+    assert list((tmp_path / "c").iterdir()) == []
 
 
 def test_fences_mode_writes_code_blocks_and_their_outputs_as_user_messages(corpus, sandbox, tmp_path):

@@ -87,7 +87,9 @@ def play(record: dict, box: Sandbox, agent: Statistician) -> dict:
 def write_trajectories(corpus, out, split: str | None = None, method: str | None = None, limit: int | None = None,
                        jobs: int = 1, language: str = "python", mode: str = "tools",
                        progress: bool | None = None, sandbox: Sandbox | None = None) -> TrajectorySummary:
-    """Play the selected tasks of ``corpus`` and write the folder ``out`` (new or empty)."""
+    """Play the selected tasks of ``corpus`` and write the folder ``out`` (new or empty).
+
+    Rows are written as they are played, so memory holds one batch of them."""
     if jobs < 1:
         raise InputError("--jobs must be at least 1")
     if mode not in MODES:
@@ -102,19 +104,20 @@ def write_trajectories(corpus, out, split: str | None = None, method: str | None
     own = sandbox is None
     box = sandbox or Sandbox(limits=Limits(), pool=min(jobs, 4))
     show = sys.stderr.isatty() if progress is None else progress
+    outcomes = []   # per row: what the summary counts
     try:
-        with ThreadPoolExecutor(jobs) as pool, tqdm(total=len(records), disable=not show, unit="task",
-                                                   file=sys.stderr) as bar:
-            rows = []
+        with _Writer(dest) as writer, ThreadPoolExecutor(jobs) as pool, \
+                tqdm(total=len(records), disable=not show, unit="task", file=sys.stderr) as bar:
             for row in pool.map(lambda rec: play(rec, box, agent), records):
-                rows.append(row)
+                writer.add(row)
+                outcomes.append({key: row[key] for key in ("method", "kept", "choice", "reason")})
                 bar.update()
+            summary = TrajectorySummary(tasks=len(outcomes), kept=sum(r["kept"] for r in outcomes),
+                                        seconds=time.monotonic() - started, families=retention(outcomes))
+            writer.finish(summary, str(corpus))
     finally:
         if own:
             box.close()
-    summary = TrajectorySummary(tasks=len(rows), kept=sum(r["kept"] for r in rows),
-                                seconds=time.monotonic() - started, families=retention(rows))
-    _write(dest, rows, summary, str(corpus))
     return summary
 
 
@@ -132,21 +135,75 @@ def retention(rows: list[dict]) -> dict:
     return out
 
 
-def _write(dest: Path, rows: list[dict], summary: TrajectorySummary, corpus: str) -> None:
-    dest.mkdir(parents=True, exist_ok=True)
-    kept = [row for row in rows if row["kept"]]
-    pq.write_table(pa.Table.from_pylist(kept), dest / FILES[0])
-    _write_jsonl(dest / FILES[1], kept)
-    _write_jsonl(dest / FILES[2], [row for row in rows if not row["kept"]])
-    (dest / FILES[3]).write_text(json.dumps({"corpus": corpus, "tasks": summary.tasks, "kept": summary.kept,
-                                             "families": summary.families}, indent=1) + "\n")
-    (dest / FILES[4]).write_text(card(summary))
+_TEXT = pa.string()
+_CALL = pa.struct([("id", _TEXT), ("type", _TEXT),
+                   ("function", pa.struct([("name", _TEXT), ("arguments", pa.struct([("code", _TEXT)]))]))])
+#: A chat message of a trajectory: every key any role's message has (absent ones null).
+MESSAGE = pa.struct([("role", _TEXT), ("content", _TEXT), ("tool_calls", pa.list_(_CALL)),
+                     ("tool_call_id", _TEXT), ("name", _TEXT)])
 
 
-def _write_jsonl(path: Path, rows: list[dict]) -> None:
-    with path.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+def _schema(tools: list) -> pa.Schema:
+    """The Parquet schema of the kept rows (``tools`` are the same for every row of a mode)."""
+    return pa.schema([("task_id", _TEXT), ("split", _TEXT), ("method", _TEXT), ("language", _TEXT), ("mode", _TEXT),
+                      ("messages", pa.list_(MESSAGE)), ("tools", pa.array([tools]).type), ("chosen", _TEXT),
+                      ("choice", _TEXT), ("kept", pa.bool_()), ("reason", _TEXT), ("reward", pa.float64())])
+
+
+class _Writer:
+    """Streams rows into the folder: the kept ones to Parquet (a row group per
+    :attr:`BATCH`) and JSONL, the others to JSONL. Each file is written under a
+    temporary name and renamed when all are complete, so none is ever half written."""
+
+    BATCH = 256
+
+    def __init__(self, dest: Path):
+        self.dest, self.batch, self.parquet = dest, [], None
+
+    def _partial(self, name: str) -> Path:
+        return self.dest / f".{name}.partial"
+
+    def __enter__(self):
+        self.dest.mkdir(parents=True, exist_ok=True)
+        self.kept = self._partial(FILES[1]).open("w", encoding="utf-8")
+        self.left_out = self._partial(FILES[2]).open("w", encoding="utf-8")
+        return self
+
+    def add(self, row: dict) -> None:
+        (self.kept if row["kept"] else self.left_out).write(json.dumps(row, ensure_ascii=False) + "\n")
+        if row["kept"]:
+            self.batch.append(row)
+            if len(self.batch) == self.BATCH:
+                self._flush()
+
+    def _flush(self) -> None:
+        if self.parquet is None:
+            self.parquet = pq.ParquetWriter(self._partial(FILES[0]), _schema(self.batch[0]["tools"]))
+        self.parquet.write_table(pa.Table.from_pylist(self.batch, schema=self.parquet.schema))
+        self.batch = []
+
+    def finish(self, summary: TrajectorySummary, corpus: str) -> None:
+        if self.batch:
+            self._flush()
+        if self.parquet is None:   # nothing kept: an empty table of the rows' schema
+            self.parquet = pq.ParquetWriter(self._partial(FILES[0]), _schema([]))
+        self.parquet.close()
+        self._partial(FILES[3]).write_text(json.dumps({"corpus": corpus, "tasks": summary.tasks, "kept": summary.kept,
+                                                        "families": summary.families}, indent=1) + "\n")
+        self._partial(FILES[4]).write_text(card(summary))
+        self.kept.close()
+        self.left_out.close()
+        for name in FILES:
+            self._partial(name).replace(self.dest / name)
+
+    def __exit__(self, *exc) -> None:
+        """Close what is open; where the files were not all renamed, remove the partial ones."""
+        self.kept.close()
+        self.left_out.close()
+        if self.parquet is not None and self.parquet.is_open:
+            self.parquet.close()
+        for name in FILES:
+            self._partial(name).unlink(missing_ok=True)
 
 
 def card(summary: TrajectorySummary) -> str:
