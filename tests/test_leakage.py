@@ -19,7 +19,7 @@ from taskfactory.corpus import iter_records
 from taskfactory.errors import InputError, TaskFactoryError
 from taskfactory.leakage import LeakageReport, Thresholds, check_leakage, write_report
 from taskfactory.leakage.bench import BenchError, load_bench
-from taskfactory.leakage.data import row_hashes
+from taskfactory.leakage.data import Rows, read_table
 from taskfactory.leakage.dropout import drop_out
 from taskfactory.leakage.text import ngrams, tokens
 from taskfactory.prompts import CONVENTIONS
@@ -315,9 +315,8 @@ def csv_rows(text):
 def test_a_blank_or_missing_cell_does_not_make_a_column_an_identifier():
     for na in ("", " ", "NA", "n/a", "null", "None", "NaN", "nan"):
         text = f"subject,outcome\nA,1.5\nB,{na}\nC,2.25\n"
-        assert row_hashes(text) == row_hashes(text, drop=("subject",)), na
-    named = "patient,sbp\nP1,120\nP2,\nP3,135\n"
-    assert row_hashes(named) == row_hashes(named, drop=("patient",))
+        assert Rows(read_table(text)).selections == [[0, 1], [1]], na
+    assert Rows(read_table("patient,sbp\nP1,120\nP2,\nP3,135\n")).selections == [[0, 1], [1]]
 
 
 # --- thresholds and output paths ---------------------------------------------------------
@@ -551,10 +550,11 @@ def test_parquet_benchmarks_with_nested_or_binary_values_are_refused(tmp_path):
 FINGERPRINTS = """
 import json
 from taskfactory.leakage import text_key
-from taskfactory.leakage.data import row_hashes
+from taskfactory.leakage.data import Rows, read_table
 from taskfactory.leakage.text import ngrams, tokens
+rows = Rows(read_table("arm,sbp\\na,120\\nb,135.55\\n"))
 toks = tokens("Is mean systolic blood pressure at 12 weeks different between the two treatment arms of the trial?")
-print(json.dumps([sorted(ngrams(toks, 8)), sorted(ngrams(toks, 13)), sorted(row_hashes("arm,sbp\\na,120\\nb,135.5\\n")),
+print(json.dumps([sorted(ngrams(toks, 8)), sorted(ngrams(toks, 13)), sorted(rows.hashes() | rows.hashes(1)),
                   text_key({"context": "A trial.", "question": "Do the arms differ?"})]))
 """
 
@@ -563,7 +563,7 @@ def test_fingerprints_are_the_same_in_every_process():
     runs = [subprocess.run([sys.executable, "-c", FINGERPRINTS], env={**os.environ, "PYTHONHASHSEED": seed},
                            capture_output=True, text=True, check=True).stdout for seed in ("1", "2")]
     grams8, grams13, rows, key = json.loads(runs[0])
-    assert len(grams8) == 10 and len(grams13) == 5 and len(rows) == 2 and isinstance(key, int)
+    assert len(grams8) == 10 and len(grams13) == 5 and len(rows) == 8 and isinstance(key, int)
     assert runs[0] == runs[1]
 
 

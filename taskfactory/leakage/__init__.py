@@ -9,8 +9,9 @@ it matched:
   scenarios, is boilerplate); and MinHash-LSH near-duplicates of the content
   words of context and question, each confirmed by exact Jaccard;
 - data: the rows of a benchmark dataset found in one corpus dataset, by hashes
-  of normalised rows that ignore row order, column order and names, and
-  identifier columns;
+  of normalised rows that ignore the separator and line endings, row order,
+  column order and names, and identifier columns; exact, or rounded to the
+  benchmark dataset's decimals (see :mod:`.data`);
 - semantic (optional): cosine similarity of sentence embeddings.
 
 The corpus is streamed shard by shard; what is kept grows with the benchmark
@@ -32,14 +33,13 @@ from pathlib import Path
 from datasketch import MinHashLSH
 
 from ..corpus import check_shards, iter_records, load_manifest
-from ..errors import CorpusError, InputError, check_path
+from ..errors import InputError, check_path
 from ..folders import check_new_folder, check_output_file, write_output_file
 from .bench import BenchError, Fields, Item, load_bench
-from .data import row_hashes
+from .data import MAX_ROUNDED_DECIMALS, Rows, read_table
 from .text import NUM_PERM, content_set, jaccard, minhash, ngrams, stable_hash, tokens
 
-COLUMNS = ["task_id", "data_id", "method", "scenario", "question", "context", "prompt", "data_csv",
-           "data_dictionary"]
+COLUMNS = ["task_id", "data_id", "method", "scenario", "question", "context", "prompt", "data_csv"]
 KINDS = ("text-ngram", "text-minhash", "data-rows", "semantic")
 LEAST_COUNT = {"ngram13": 0, "data_min_rows": 1}  # thresholds that count, and their least value; the rest are shares
 
@@ -96,6 +96,7 @@ class ItemReport:
     data: float = 0.0
     data_rows: int = 0
     data_task: str | None = None
+    data_fingerprint: str | None = None   # "rows", or "rows rounded to <k> decimals"
     semantic: float | None = None
     semantic_task: str | None = None
     flags: list = field(default_factory=list)
@@ -155,14 +156,32 @@ def text_key(rec: dict) -> int:
     return stable_hash(_corpus_text(rec))
 
 
-def _bench_rows(item: Item) -> set[int]:
-    """The row hashes of a benchmark item's dataset (none without one)."""
-    if not item.data_csv:
-        return set()
-    try:
-        return row_hashes(item.data_csv)
-    except csv.Error as exc:
-        raise BenchError(f"{item.where}: item '{item.id}' has a dataset that is not readable CSV ({exc})") from None
+@dataclass
+class _BenchData:
+    """A benchmark dataset's distinct rows, each as its exact and its rounded
+    hashes (rounded to ``places`` decimals, the most its numbers carry; none
+    when that is 0 or above :data:`~.data.MAX_ROUNDED_DECIMALS`)."""
+
+    rows: list[tuple[frozenset, frozenset]]
+    places: int | None
+
+    @classmethod
+    def of(cls, item: Item) -> _BenchData:
+        if not item.data_csv:
+            return cls([], None)
+        try:
+            table = read_table(item.data_csv)
+        except csv.Error as exc:
+            raise BenchError(f"{item.where}: item '{item.id}' has a dataset that is not readable CSV ({exc})") from None
+        rows = Rows(table)
+        places = rows.precision()
+        places = places if places is not None and 1 <= places <= MAX_ROUNDED_DECIMALS else None
+        rounded = rows.per_row(places) if places else [frozenset()] * rows.rows
+        distinct = dict(zip(rows.per_row(), rounded))
+        return cls(list(distinct.items()), places)
+
+    def fingerprint(self, exact: bool) -> str:
+        return "rows" if exact else f"rows rounded to {self.places} decimal{'s' if self.places > 1 else ''}"
 
 
 class _Ngrams:
@@ -239,11 +258,7 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
     for i, words in enumerate(bwords):
         if len(words) >= 3:
             lsh.insert(str(i), minhash(words))
-    brows = [_bench_rows(it) for it in items]
-    row_index = defaultdict(list)
-    for i, rows in enumerate(brows):
-        for h in rows:
-            row_index[h].append(i)
+    data = _BenchDatasets(items)
 
     reports = [ItemReport(bench=it.bench, id=it.id, where=it.where,
                           snippet=" ".join((it.question or it.context or "(dataset only)").split())[:80]) for it in items]
@@ -269,16 +284,8 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
         if rec["data_id"] != last_data:
             last_data = rec["data_id"]
             datasets += 1
-            if row_index and rec["data_csv"] is not None:
-                id_cols = _id_columns(rec)
-                found = Counter(i for h in row_hashes(rec["data_csv"], drop=id_cols) for i in row_index.get(h, ()))
-                for i, hits in found.items():
-                    share = hits / len(brows[i])
-                    r = reports[i]
-                    if (share, hits) > (r.data, r.data_rows):
-                        r.data, r.data_rows, r.data_task = share, hits, rec["task_id"]
-                    if share >= thr.data and hits >= min(thr.data_min_rows, len(brows[i])):
-                        flagged_data.add(rec["data_id"])
+            if data.index and rec["data_csv"] is not None and data.score(rec, reports, thr):
+                flagged_data.add(rec["data_id"])
 
     if grams.finish(tasks, thr.boilerplate):
         _score_ngrams(corpus, grams, reports, thr, flagged_texts)
@@ -290,7 +297,7 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
             r.flags.append("text-ngram")
         if r.jaccard >= thr.jaccard:
             r.flags.append("text-minhash")
-        if brows[i] and r.data >= thr.data and r.data_rows >= min(thr.data_min_rows, len(brows[i])):
+        if _data_flags(r.data, r.data_rows, data.rows_of(i), thr):
             r.flags.append("data-rows")
         if r.semantic is not None and r.semantic >= thr.semantic:
             r.flags.append("semantic")
@@ -298,6 +305,69 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
                          distinct_texts=len(texts), thresholds=thr, items=reports, semantic=sem_summary,
                          seconds=time.perf_counter() - start, flagged_texts=flagged_texts, flagged_data=flagged_data,
                          flagged_scenarios=flagged_scen)
+
+
+def _data_flags(share: float, hits: int, rows: int, thr: Thresholds) -> bool:
+    return rows > 0 and share >= thr.data and hits >= min(thr.data_min_rows, rows)
+
+
+class _BenchDatasets:
+    """The benchmark's distinct datasets (each fingerprinted once, however
+    many items name it), the items that name each, and an index from row
+    hash to (dataset, row, whether the hash is exact)."""
+
+    def __init__(self, items: list[Item]):
+        self.datasets: list[_BenchData] = []
+        self.of_item: list[int | None] = []
+        self.items: list[list[int]] = []
+        seen: dict = {}
+        for i, item in enumerate(items):
+            if item.data_csv is None:
+                self.of_item.append(None)
+                continue
+            if item.data_csv not in seen:
+                seen[item.data_csv] = len(self.datasets)
+                self.datasets.append(_BenchData.of(item))
+                self.items.append([])
+            self.of_item.append(seen[item.data_csv])
+            self.items[seen[item.data_csv]].append(i)
+        self.index = defaultdict(list)
+        for d, dataset in enumerate(self.datasets):
+            for r, (exact, rounded) in enumerate(dataset.rows):
+                for h in exact:
+                    self.index[h].append((d, r, True))
+                for h in rounded - exact:
+                    self.index[h].append((d, r, False))
+        self.places = sorted({d.places for d in self.datasets if d.places})
+
+    def rows_of(self, item: int) -> int:
+        d = self.of_item[item]
+        return 0 if d is None else len(self.datasets[d].rows)
+
+    def score(self, rec: dict, reports: list, thr: Thresholds) -> bool:
+        """Record, for each benchmark dataset with rows in this corpus dataset,
+        its share found there where it is the best yet (found exactly, else
+        also by the rounded fingerprint); True when one is enough to flag."""
+        found = defaultdict(lambda: (set(), set()))   # dataset: (rows found exactly, rows found either way)
+        rows = Rows(read_table(rec["data_csv"], ","))
+        for places in (None, *self.places):
+            for h in rows.hashes(places):
+                for d, r, exact in self.index.get(h, ()):
+                    if exact and places is None:
+                        found[d][0].add(r)
+                    found[d][1].add(r)
+        flag = False
+        for d, (exact, either) in found.items():
+            n = len(self.datasets[d].rows)
+            by_exact = _data_flags(len(exact) / n, len(exact), n, thr) or len(exact) == len(either)
+            hits = len(exact) if by_exact else len(either)
+            for i in self.items[d]:
+                report = reports[i]
+                if (hits / n, hits) > (report.data, report.data_rows):
+                    report.data, report.data_rows, report.data_task = hits / n, hits, rec["task_id"]
+                    report.data_fingerprint = self.datasets[d].fingerprint(by_exact)
+            flag |= _data_flags(hits / n, hits, n, thr)
+        return flag
 
 
 def _score_ngrams(corpus, grams: _Ngrams, reports, thr, flagged_texts) -> None:
@@ -341,17 +411,6 @@ def _score_semantic(texts, items, reports, thr, embed):
     summary = {"bench_to_corpus_top5": result["bench_to_corpus_top5"],
                "corpus_to_corpus_top5": result["corpus_to_corpus_top5"], "corpus_texts": len(corpus_infos)}
     return summary, flagged
-
-
-def _id_columns(rec: dict) -> tuple[str, ...]:
-    """The id columns a task's data dictionary names; a dictionary that is not
-    a list of entries with a name and a type is a CorpusError."""
-    entries = rec["data_dictionary"]
-    if isinstance(entries, list) and all(isinstance(e, dict) and isinstance(e.get("name"), str)
-                                         and isinstance(e.get("type"), str) for e in entries):
-        return tuple(e["name"] for e in entries if e["type"] in ("id", "cluster"))
-    raise CorpusError(f"task {rec['task_id']}: its data_dictionary is not a list of entries with a name and "
-                      "a type")
 
 
 def check_output_paths(corpus, benches=(), report_path=None, drop_dir=None, overwrite: bool = False) -> None:

@@ -134,7 +134,7 @@ def _item(record, bench: str, where: str, folder: Path, root: Path, fields: Fiel
                          f"nor a dataset ({', '.join(fields.data)})")
     csv_text = None
     if data is not None:
-        if "\n" in data.strip():  # CSV text; a single line is a path to a CSV file
+        if any(end in data.strip() for end in "\n\r"):  # CSV text; a single line is a path to a CSV file
             csv_text = data
         else:
             csv_text = _data_file_text(data.strip(), where, ident, folder, root)
