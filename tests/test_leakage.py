@@ -505,6 +505,19 @@ def test_data_files_larger_than_the_limit_are_refused(tmp_path, monkeypatch):
                               f"than the 100 bytes allowed")
 
 
+def test_a_data_file_named_by_many_items_is_read_once(tmp_path, monkeypatch):
+    import taskfactory.leakage.bench as bench_module
+
+    reads = []
+    monkeypatch.setattr(bench_module, "read_text", lambda path, *args: reads.append(path) or "x,y\n1,2\n")
+    (tmp_path / "shared.csv").write_text("x,y\n1,2\n")
+    (tmp_path / "sub").mkdir()
+    path = write_jsonl(tmp_path / "b.jsonl", [{"id": k, "data_path": name} for k, name in
+                                             enumerate(["shared.csv", "./shared.csv", "sub/../shared.csv"])])
+    assert [it.data_csv for it in load_bench(path)] == ["x,y\n1,2\n"] * 3
+    assert reads == [tmp_path / "shared.csv"]
+
+
 def test_a_dataset_the_csv_reader_refuses_is_named(corpus, tmp_path):
     path = write_jsonl(tmp_path / "b.jsonl", [{"id": "wide", "data_csv": "x,y\n1," + "9" * 200_000 + "\n"}])
     result = invoke(["leakage", str(corpus), "--against", str(path)])

@@ -6,7 +6,11 @@ most :data:`MAX_LINE_BYTES`, UTF-8 and nested at most
 number; its question, context and dataset are text. A dataset given as a path
 is relative to the benchmark file's folder and must stay inside the benchmark
 (the folder given, or the file's own folder), also after following symlinks;
-the file it names is UTF-8 text of at most :data:`MAX_DATA_BYTES`.
+the file it names is UTF-8 text of at most :data:`MAX_DATA_BYTES`, read once
+however many items name it. A Parquet file is read a batch of rows at a time,
+and each row's text is measured before it is expanded (a dictionary-encoded
+column can hold gigabytes in a few kilobytes): at most :data:`MAX_LINE_BYTES`
+per item, as in JSONL, and :data:`MAX_FILE_TEXT_BYTES` per file.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ DATA_FIELDS = ("data_csv", "csv", "dataset_csv", "data_path", "csv_path", "data_
 SUFFIXES = (".parquet", ".jsonl")
 MAX_LINE_BYTES = 16 << 20     # one JSONL line: one item, its CSV text included
 MAX_DATA_BYTES = 64 << 20     # one data file an item names
+MAX_FILE_TEXT_BYTES = 2 << 30  # the text of all the items of one Parquet file
+PARQUET_BATCH_ROWS = 256
 
 
 @dataclass(frozen=True)
@@ -86,9 +92,10 @@ def _check_id(ident, where: str) -> str:
     return ident
 
 
-def _data_file_text(data: str, where: str, ident: str, folder: Path, root: Path) -> str:
+def _data_file_text(data: str, where: str, ident: str, folder: Path, root: Path, read: dict) -> str:
     """The text of the data file ``data`` names, relative to ``folder`` and
-    inside ``root``; BenchError naming the item and the path otherwise."""
+    inside ``root``, from ``read`` (the files read so far, by resolved path)
+    where it is there; BenchError naming the item and the path otherwise."""
     item = f"{where}: item '{ident}'"
     if "\x00" in data:
         raise BenchError(f"{item} names a data file whose path holds a NUL character")
@@ -107,10 +114,13 @@ def _data_file_text(data: str, where: str, ident: str, folder: Path, root: Path)
         raise BenchError(f"{item} names a data file outside the benchmark's folder {root}: {data}")
     if not exists:
         raise BenchError(f"{item} names a data file that does not exist: {path}")
-    return read_text(path, lambda message: BenchError(f"{item}: {message}"), "data file", MAX_DATA_BYTES)
+    key = path.resolve()
+    if key not in read:
+        read[key] = read_text(path, lambda message: BenchError(f"{item}: {message}"), "data file", MAX_DATA_BYTES)
+    return read[key]
 
 
-def _item(record, bench: str, where: str, folder: Path, root: Path, fields: Fields) -> Item:
+def _item(record, bench: str, where: str, folder: Path, root: Path, fields: Fields, read: dict) -> Item:
     if not isinstance(record, dict):
         raise BenchError(f"{where}: not a JSON object")
     _, ident = _first(record, fields.id)
@@ -137,7 +147,7 @@ def _item(record, bench: str, where: str, folder: Path, root: Path, fields: Fiel
         if any(end in data.strip() for end in "\n\r"):  # CSV text; a single line is a path to a CSV file
             csv_text = data
         else:
-            csv_text = _data_file_text(data.strip(), where, ident, folder, root)
+            csv_text = _data_file_text(data.strip(), where, ident, folder, root, read)
     return Item(bench=bench, id=ident, where=where, question=question or "", context=context or "",
                 data_csv=csv_text)
 
@@ -150,7 +160,7 @@ def _json_line(text: str, where: str):
                          f"digits)") from None
 
 
-def _read_jsonl(path: Path, root: Path, fields: Fields) -> list[Item]:
+def _read_jsonl(path: Path, root: Path, fields: Fields, read: dict) -> list[Item]:
     items = []
     try:
         fh = open(path, "rb")  # noqa: SIM115 - closed below
@@ -166,22 +176,74 @@ def _read_jsonl(path: Path, root: Path, fields: Fields) -> list[Item]:
             if lineno == 1:
                 text = text.removeprefix("\ufeff")
             if text:
-                items.append(_item(_json_line(text, where), str(path), where, path.parent, root, fields))
+                items.append(_item(_json_line(text, where), str(path), where, path.parent, root, fields, read))
     return items
 
 
-def _read_parquet(path: Path, root: Path, fields: Fields) -> list[Item]:
+def _row_bytes(batch) -> list[int]:
+    """Each row's bytes of text in ``batch``, measured without expanding a dictionary-encoded column."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    total = np.zeros(batch.num_rows, dtype=np.int64)
+    for column in batch.columns:
+        if pa.types.is_dictionary(column.type):
+            sizes = _sizes(column.dictionary).take(column.indices)
+        else:
+            sizes = _sizes(column)
+        total += pc.fill_null(sizes, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    return total.tolist()
+
+
+def _sizes(array):
+    """Per value, its bytes where it is text or binary, else 0 (a number or a nested value, refused later)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if _is_text(array.type):
+        return pc.binary_length(array).cast(pa.int64())
+    return pa.array([0] * len(array), pa.int64())
+
+
+def _is_text(kind) -> bool:
+    import pyarrow as pa
+
+    return any(test(kind) for test in (pa.types.is_string, pa.types.is_large_string, pa.types.is_binary,
+                                       pa.types.is_large_binary))
+
+
+def _read_parquet(path: Path, root: Path, fields: Fields, read: dict) -> list[Item]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     wanted = {*fields.id, *fields.question, *fields.context, *fields.data}
     try:
-        pf = pq.ParquetFile(path)
-        columns = [name for name in pf.schema_arrow.names if name in wanted]
-        rows = pf.read(columns=columns).to_pylist()
+        schema = pq.ParquetFile(path).schema_arrow
+        columns = [name for name in schema.names if name in wanted]
+        text = [name for name in columns if _is_text(schema.field(name).type)]
+        pf = pq.ParquetFile(path, read_dictionary=text)   # text columns stay dictionary-encoded until measured
+        _measure(pf, columns, path)
+        rows = (record for batch in pf.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=columns)
+                for record in batch.to_pylist())
+        return [_item(r, str(path), f"{path} row {i}", path.parent, root, fields, read) for i, r in enumerate(rows)]
     except (OSError, ValueError, OverflowError, pa.ArrowException) as exc:
         raise BenchError(f"{path}: not a readable Parquet file ({' '.join(str(exc).split())})") from None
-    return [_item(r, str(path), f"{path} row {i}", path.parent, root, fields) for i, r in enumerate(rows)]
+
+
+def _measure(pf, columns: list[str], path: Path) -> None:
+    """BenchError where a row's text, or the file's, is larger than a benchmark may take, before any is expanded."""
+    total = row = 0
+    for batch in pf.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=columns):
+        sizes = _row_bytes(batch)
+        big = next((k for k, size in enumerate(sizes) if size > MAX_LINE_BYTES), None)
+        if big is not None:
+            raise BenchError(f"{path} row {row + big}: the item's text is {sizes[big] >> 20} MB, more than the "
+                             f"{MAX_LINE_BYTES >> 20} MB one benchmark item may take")
+        total, row = total + sum(sizes), row + len(sizes)
+        if total > MAX_FILE_TEXT_BYTES:
+            raise BenchError(f"{path}: the items' text is more than the {MAX_FILE_TEXT_BYTES >> 30} GB one "
+                             "benchmark file may hold")
 
 
 def _not_regular(path: Path) -> BenchError:
@@ -211,9 +273,9 @@ def load_bench(path, fields: Fields = Fields()) -> list[Item]:
         raise _not_regular(path)
     else:
         raise BenchError(f"{path}: no such benchmark file or folder")
-    items = []
+    items, read = [], {}
     for f in files:
-        items += _read_parquet(f, root, fields) if f.suffix.lower() == ".parquet" else _read_jsonl(f, root, fields)
+        items += (_read_parquet if f.suffix.lower() == ".parquet" else _read_jsonl)(f, root, fields, read)
     if not items:
         raise BenchError(f"{path}: the benchmark holds no items")
     return items
