@@ -1,7 +1,9 @@
-"""Data evidence that survives presentation: copies of corpus datasets written
-with other separators, line endings and decimal marks, with cluster columns,
-renamed and shuffled, with rows dropped, or rounded, are caught; datasets drawn
-afresh from the same scenarios are not."""
+"""Evidence that survives presentation. Copies of corpus datasets written with
+other separators, line endings and decimal marks, with cluster columns, renamed
+and shuffled, with rows dropped, or rounded, are caught, and datasets drawn
+afresh from the same scenarios are not; prompts, questions and contexts with a
+tenth or a fifth of their words replaced are caught, and the questions of other
+families' scenarios, and look-alike questions, are not."""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ import taskfactory as tf
 from taskfactory.corpus import iter_records
 from taskfactory.leakage import check_leakage
 from taskfactory.leakage.data import Rows, read_table, sniff_separator
+
+from test_leakage import LOOKALIKES
 
 #: Families whose data cover what copies must survive: numbers with one to
 #: three decimals, cluster columns (the mixed model, cluster-robust errors),
@@ -133,3 +137,49 @@ def test_a_half_way_cell_is_taken_both_ways_when_rounded():
     rows = Rows(read_table("x,y\n1.25,a\n"))
     assert rows.per_row(1)[0] == Rows(read_table("x,y\n1.2,a\n")).per_row()[0] | Rows(read_table("x,y\n1.3,a\n")).per_row()[0]
     assert Rows(read_table("x,y\n1.26,a\n")).per_row(1) == Rows(read_table("x,y\n1.3,a\n")).per_row()
+
+
+# --- paraphrase ----------------------------------------------------------------------
+
+#: Families of other question kinds, whose scenarios the corpus above does not hold.
+OTHERS = {"name": "others", "seed": 9, "n": [200], "effects": ["medium"], "perturbations": ["none"], "seeds": 1,
+          "methods": ["one_sample_t", "mcnemar", "logistic_regression", "friedman", "diff_in_diff"]}
+REPLACEMENTS = ("apple river stone cloud market engine garden window silver planet quiet yellow ladder pocket "
+                "mirror candle level sample value group".split())
+
+
+def paraphrase(text: str, share: float, rng: random.Random) -> str:
+    """``text`` with ``share`` of its words, drawn at random, replaced by others."""
+    words = text.split()
+    for k in rng.sample(range(len(words)), round(share * len(words))):
+        words[k] = rng.choice(REPLACEMENTS)
+    return " ".join(words)
+
+
+@pytest.fixture(scope="module")
+def text_report(tmp_path_factory):
+    root = tmp_path_factory.mktemp("paraphrase")
+    tf.build({**GRID, "prompt_styles": ["basic", "guided"]}, root / "corpus", progress=False)
+    tf.build(OTHERS, root / "others", progress=False)
+    rng = random.Random(2)
+    columns = ["task_id", "prompt", "question", "context"]
+    tasks = list(iter_records(root / "corpus", columns=columns))
+    items = [{"id": f"{part} {share}|{rec['task_id']}", "question": paraphrase(rec[part], share, rng)}
+             for rec in rng.sample(tasks, 40) for part in ("prompt", "question", "context") for share in (0.1, 0.2)]
+    items += [{"id": f"unrelated|{rec['task_id']}", "context": rec["context"], "question": rec["question"]}
+              for rec in iter_records(root / "others", columns=columns)]
+    items += [{"id": f"look-alike|{k}", "question": q} for k, q in enumerate(LOOKALIKES)]
+    bench = root / "bench.jsonl"
+    bench.write_text("".join(json.dumps(item) + "\n" for item in items))
+    return check_leakage(root / "corpus", [bench])
+
+
+def test_paraphrased_copies_are_caught_and_other_scenarios_are_not(text_report):
+    caught = defaultdict(list)
+    for item in text_report.items:
+        caught[item.id.split("|")[0]].append(bool(item.flags))
+    recall = {kind: sum(hits) / len(hits) for kind, hits in caught.items()}
+    assert set(recall) == {f"{part} {share}" for part in ("prompt", "question", "context") for share in (0.1, 0.2)} | {
+        "unrelated", "look-alike"}
+    assert recall["unrelated"] == recall["look-alike"] == 0.0, recall
+    assert min(r for kind, r in recall.items() if kind[-1].isdigit()) >= 0.9, recall

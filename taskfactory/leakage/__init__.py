@@ -6,7 +6,9 @@ it matched:
 - text: word 8- and 13-grams of the tasks' prompts after normalising case,
   punctuation and number formatting, ignoring the corpus's own templates (an
   n-gram in more than a share of corpus tasks, drawn from two or more
-  scenarios, is boilerplate); and MinHash-LSH near-duplicates of the content
+  scenarios, is boilerplate); the share of an item's word 2-grams that one
+  corpus scenario's prompts hold, each weighted by its rarity among scenarios,
+  which survives paraphrase; and MinHash-LSH near-duplicates of the content
   words of context and question, each confirmed by exact Jaccard;
 - data: the rows of a benchmark dataset found in one corpus dataset, by hashes
   of normalised rows that ignore the separator and line endings, row order,
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import numbers
 import os
 import time
@@ -40,7 +43,7 @@ from .data import MAX_ROUNDED_DECIMALS, Rows, read_table
 from .text import NUM_PERM, content_set, jaccard, minhash, ngrams, stable_hash, tokens
 
 COLUMNS = ["task_id", "data_id", "method", "scenario", "question", "context", "prompt", "data_csv"]
-KINDS = ("text-ngram", "text-minhash", "data-rows", "semantic")
+KINDS = ("text-ngram", "text-containment", "text-minhash", "data-rows", "semantic")
 LEAST_COUNT = {"ngram13": 0, "data_min_rows": 1}  # thresholds that count, and their least value; the rest are shares
 
 
@@ -69,6 +72,7 @@ class Thresholds:
 
     ngram8: float = 0.5         # share of the item's non-template 8-grams found in one task
     ngram13: int = 1            # non-template 13-grams shared with one task
+    containment: float = 0.5    # rarity-weighted share of the item's word 2-grams one corpus scenario holds
     jaccard: float = 0.5        # content-word Jaccard with one task's text
     data: float = 0.5           # share of the item's distinct rows found in one corpus dataset
     data_min_rows: int = 5      # ... and at least this many rows (all of them when the item has fewer)
@@ -91,6 +95,8 @@ class ItemReport:
     ngram8: float = 0.0
     ngram13: int = 0
     ngram_task: str | None = None
+    containment: float = 0.0
+    containment_task: str | None = None
     jaccard: float = 0.0
     jaccard_task: str | None = None
     data: float = 0.0
@@ -103,7 +109,9 @@ class ItemReport:
 
     def evidence(self) -> list[tuple[str, float, str | None]]:
         """(kind, score, task_id) of each flag."""
-        scores = {"text-ngram": (self.ngram8, self.ngram_task), "text-minhash": (self.jaccard, self.jaccard_task),
+        scores = {"text-ngram": (self.ngram8, self.ngram_task),
+                  "text-containment": (self.containment, self.containment_task),
+                  "text-minhash": (self.jaccard, self.jaccard_task),
                   "data-rows": (self.data, self.data_task), "semantic": (self.semantic, self.semantic_task)}
         return [(kind, *scores[kind]) for kind in self.flags]
 
@@ -206,8 +214,7 @@ class _Ngrams:
         self.index: dict = {}
         self.kept: dict = {}
 
-    def grams(self, text: str) -> dict:
-        toks = tokens(text)
+    def grams(self, toks: list[str]) -> dict:
         return {n: ngrams(toks, n) & self.all[n] for n in self.SIZES}
 
     def count(self, grams: dict, scenario: tuple) -> None:
@@ -234,6 +241,69 @@ class _Ngrams:
         return Counter(i for g in grams[n] for i in self.index[n].get(g, ()))
 
 
+class _Containment:
+    """How much of each benchmark item's text the prompts of one corpus scenario hold, weighted by rarity.
+
+    An item's word 2-grams, of its question, its context and the two together,
+    are looked for in the prompts of every corpus scenario (sibling families
+    share a scenario's text, so a scenario is its name). Each counts with the
+    weight log((S + 1) / (s + 1)), S the corpus's scenarios and s the number
+    whose prompts hold it (at least 1): the corpus's templates, in every
+    scenario, weigh nothing; an item's 2-grams of one scenario, or of none,
+    weigh most. An item scores the weighted share of its 2-grams its best
+    scenario holds, for the part where that is largest; a part of fewer than
+    :attr:`LEAST` 2-grams is not scored. Replacing a word breaks two 2-grams,
+    so a copy with a fifth of its words replaced keeps about two thirds.
+    Only the benchmark's 2-grams are kept, with the scenarios that hold each.
+    """
+
+    N = 2
+    LEAST = 6
+
+    WINDOW = 60
+
+    def __init__(self, items: list[Item]):
+        self.parts = []
+        for it in items:
+            texts = [tokens(t) for t in dict.fromkeys(t for t in (it.question, it.context, it.text) if t.strip())]
+            whole = texts[-1] if texts else []
+            texts += [whole[k:k + self.WINDOW] for k in range(0, len(whole) - self.WINDOW, self.WINDOW // 2)]
+            self.parts.append([g for g in (ngrams(t, self.N) for t in texts) if len(g) >= self.LEAST])
+        self.all = set().union(*(g for parts in self.parts for g in parts))
+        self.where: dict = defaultdict(set)   # 2-gram: the scenarios whose prompts hold it
+        self.first: dict = {}                 # scenario: its first task
+        self.methods: dict = defaultdict(set)  # scenario: the families that use it
+
+    def count(self, toks: list[str], rec: dict) -> None:
+        scenario = rec["scenario"]
+        self.first.setdefault(scenario, rec["task_id"])
+        self.methods[scenario].add(rec["method"])
+        for g in ngrams(toks, self.N) & self.all:
+            self.where[g].add(scenario)
+
+    def score(self, reports: list[ItemReport], thr: Thresholds) -> set:
+        """Each item's best containment and its scenario's first task; the
+        (family, scenario) pairs of the scenarios that flag an item."""
+        scenarios, flagged = len(self.first), set()
+        least = self.LEAST * math.log((scenarios + 1) / 2)   # as much as LEAST 2-grams of one scenario
+        for parts, report in zip(self.parts, reports):
+            best = None
+            for grams in parts:
+                weights = {g: math.log((scenarios + 1) / (max(len(self.where.get(g, ())), 1) + 1)) for g in grams}
+                total = sum(weights.values())
+                held = defaultdict(float)
+                for g, weight in weights.items():
+                    for scenario in self.where.get(g, ()) if weight > 0 else ():
+                        held[scenario] += weight
+                if held and total >= least > 0:
+                    scenario, weight = max(held.items(), key=lambda kv: kv[1])
+                    if weight / total > report.containment:
+                        report.containment, report.containment_task, best = weight / total, self.first[scenario], scenario
+            if best is not None and report.containment >= thr.containment:
+                flagged |= {(method, best) for method in self.methods[best]}
+        return flagged
+
+
 def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresholds = Thresholds(),
                   semantic: bool = False, embed=None) -> LeakageReport:
     """Check ``corpus`` against the benchmark files or folders ``benches``."""
@@ -253,6 +323,7 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
     thr = thresholds
     btoks = [tokens(it.text) for it in items]
     grams = _Ngrams(btoks)
+    contained = _Containment(items)
     bwords = [content_set(t) for t in btoks]
     lsh = MinHashLSH(threshold=max(0.05, 0.8 * thr.jaccard), num_perm=NUM_PERM)
     for i, words in enumerate(bwords):
@@ -268,7 +339,9 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
     last_data = None
     for rec in iter_records(corpus, columns=COLUMNS):
         tasks += 1
-        grams.count(grams.grams(rec["prompt"]), (rec["method"], rec["scenario"]))
+        prompt = tokens(rec["prompt"])
+        grams.count(grams.grams(prompt), (rec["method"], rec["scenario"]))
+        contained.count(prompt, rec)
         key = text_key(rec)
         if key not in texts:
             text = _corpus_text(rec)
@@ -287,6 +360,7 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
             if data.index and rec["data_csv"] is not None and data.score(rec, reports, thr):
                 flagged_data.add(rec["data_id"])
 
+    flagged_scenarios = contained.score(reports, thr)
     if grams.finish(tasks, thr.boilerplate):
         _score_ngrams(corpus, grams, reports, thr, flagged_texts)
     sem_summary, flagged_scen = None, set()
@@ -295,6 +369,8 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
     for i, r in enumerate(reports):
         if r.ngram8 >= thr.ngram8 or (thr.ngram13 > 0 and r.ngram13 >= thr.ngram13):
             r.flags.append("text-ngram")
+        if r.containment >= thr.containment:
+            r.flags.append("text-containment")
         if r.jaccard >= thr.jaccard:
             r.flags.append("text-minhash")
         if _data_flags(r.data, r.data_rows, data.rows_of(i), thr):
@@ -304,7 +380,7 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
     return LeakageReport(corpus=str(corpus), benchmarks=[str(b) for b in benches], tasks=tasks, datasets=datasets,
                          distinct_texts=len(texts), thresholds=thr, items=reports, semantic=sem_summary,
                          seconds=time.perf_counter() - start, flagged_texts=flagged_texts, flagged_data=flagged_data,
-                         flagged_scenarios=flagged_scen)
+                         flagged_scenarios=flagged_scenarios | flagged_scen)
 
 
 def _data_flags(share: float, hits: int, rows: int, thr: Thresholds) -> bool:
@@ -373,7 +449,7 @@ class _BenchDatasets:
 def _score_ngrams(corpus, grams: _Ngrams, reports, thr, flagged_texts) -> None:
     """Second pass: each item's best non-template n-gram overlap with one task."""
     for rec in iter_records(corpus, columns=["task_id", "question", "context", "prompt"]):
-        task_grams = grams.grams(rec["prompt"])
+        task_grams = grams.grams(tokens(rec["prompt"]))
         hit = False
         for i, k in grams.shared(task_grams, 8).items():
             share = k / grams.kept[8][i]
