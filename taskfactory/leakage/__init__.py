@@ -244,22 +244,24 @@ class _Ngrams:
 class _Containment:
     """How much of each benchmark item's text the prompts of one corpus scenario hold, weighted by rarity.
 
-    An item's word 2-grams, of its question, its context and the two together,
-    are looked for in the prompts of every corpus scenario (sibling families
-    share a scenario's text, so a scenario is its name). Each counts with the
-    weight log((S + 1) / (s + 1)), S the corpus's scenarios and s the number
-    whose prompts hold it (at least 1): the corpus's templates, in every
-    scenario, weigh nothing; an item's 2-grams of one scenario, or of none,
-    weigh most. An item scores the weighted share of its 2-grams its best
-    scenario holds, for the part where that is largest; a part of fewer than
-    :attr:`LEAST` 2-grams is not scored. Replacing a word breaks two 2-grams,
-    so a copy with a fifth of its words replaced keeps about two thirds.
-    Only the benchmark's 2-grams are kept, with the scenarios that hold each.
+    An item's parts are its question, its context, the two together and
+    windows of :attr:`WINDOW` words of the whole (half overlapping: a copied
+    prompt's paragraphs). Their word 2-grams are looked for in the prompts of
+    every corpus scenario (sibling families share a scenario's text, so a
+    scenario is its name). Each counts with the weight log((S + 1) / (s + 1)),
+    S the corpus's scenarios and s the number whose prompts hold it (at least
+    1): the corpus's templates, in every scenario, weigh nothing; a 2-gram of
+    one scenario, or of none, weighs most. An item scores the weighted share of
+    a part's 2-grams that one scenario holds, for its best part and scenario;
+    a part weighing less than :attr:`LEAST` 2-grams of one scenario (a short
+    question, a window of data or templates) is not scored. Replacing a word
+    breaks two 2-grams, so a copy with a fifth of its words replaced keeps
+    about two thirds. Only the benchmark's 2-grams are kept, with the
+    scenarios that hold each.
     """
 
     N = 2
     LEAST = 6
-
     WINDOW = 60
 
     def __init__(self, items: list[Item]):
@@ -268,7 +270,7 @@ class _Containment:
             texts = [tokens(t) for t in dict.fromkeys(t for t in (it.question, it.context, it.text) if t.strip())]
             whole = texts[-1] if texts else []
             texts += [whole[k:k + self.WINDOW] for k in range(0, len(whole) - self.WINDOW, self.WINDOW // 2)]
-            self.parts.append([g for g in (ngrams(t, self.N) for t in texts) if len(g) >= self.LEAST])
+            self.parts.append([ngrams(t, self.N) for t in texts])
         self.all = set().union(*(g for parts in self.parts for g in parts))
         self.where: dict = defaultdict(set)   # 2-gram: the scenarios whose prompts hold it
         self.first: dict = {}                 # scenario: its first task
