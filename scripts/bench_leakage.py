@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 """Benchmark the leakage check: a corpus of about 10,000 tasks against a
-500-item benchmark, timed, with peak memory; and the same benchmark against a
+500-item benchmark, timed, with peak memory; the same benchmark against a
 corpus a third the size (the same cells, one seed instead of three), to show
-that memory does not grow with the corpus.
+that memory does not grow with the corpus; and the paper corpus
+(``grids/paper.yaml``) against a 2,000-item benchmark whose items name 50
+CSV files, as real benchmarks do.
 
     python scripts/bench_leakage.py [--work /tmp/leakbench] [--jobs 2]
 
-The benchmark holds 480 look-alike items (statistical questions in the
+The first benchmark holds 480 look-alike items (statistical questions in the
 corpus's vocabulary, each with its own random dataset) and 20 planted copies
 (questions, paraphrased contexts, shuffled and renamed datasets, half
-datasets); the script reports how many of each were flagged.
+datasets). The 2,000-item one holds 1,920 look-alike questions, each naming
+one of 40 random datasets, and 80 planted copies: prompts, questions and
+contexts with a tenth or a fifth of their words replaced, and datasets copied
+with tabs, semicolons and decimal commas, CR line endings, rounded, or with a
+tenth of their rows dropped (10 files). The script reports how many of each
+were flagged.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import json
 import random
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import taskfactory as tf
@@ -83,6 +91,75 @@ def make_bench(corpus: Path, path: Path, seed: int = 0) -> None:
     path.write_text("".join(json.dumps(it) + "\n" for it in items))
 
 
+REPLACEMENTS = "apple river stone cloud market engine garden window silver planet quiet yellow".split()
+
+
+def _paraphrase(text: str, share: float, rnd: random.Random) -> str:
+    words = text.split()
+    for k in rnd.sample(range(len(words)), round(share * len(words))):
+        words[k] = rnd.choice(REPLACEMENTS)
+    return " ".join(words)
+
+
+def _copied_dataset(text: str, how: str, rnd: random.Random) -> str:
+    lines = text.splitlines()
+    head, body = lines[0], lines[1:]
+    rnd.shuffle(body)
+    if how == "tabs":
+        return "\n".join(line.replace(",", "\t") for line in [head, *body]) + "\n"
+    if how == "semicolons":
+        cells = [[c.replace(".", ",") for c in line.split(",")] for line in [head, *body]]
+        return "\n".join(";".join(row) for row in cells) + "\n"
+    if how == "CR":
+        return "\r".join([head, *body]) + "\r"
+    body = body[: len(body) * 9 // 10]
+    if how == "rounded":
+        body = [",".join(f"{float(c):.1f}" if c.count(".") == 1 and c.replace(".", "").lstrip("-").isdigit() else c
+                         for c in line.split(",")) for line in body]
+    return "\n".join([head, *body]) + "\n"
+
+
+def make_goal_bench(corpus: Path, folder: Path, seed: int = 0) -> Path:
+    """The 2,000-item benchmark naming 50 CSV files (see the module), written into ``folder``."""
+    rnd = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    for k in range(40):
+        rows = ["id,group,value,age"] + [f"{i},{rnd.choice('ab')},{rnd.gauss(50, 10):.2f},{rnd.randint(18, 80)}"
+                                          for i in range(rnd.randint(20, 300))]
+        (folder / f"lookalike_{k}.csv").write_text("\n".join(rows) + "\n")
+        files.append(f"lookalike_{k}.csv")
+    items = [{"id": f"lookalike_{k}", "question": rnd.choice(FORMS).format(s=rnd.choice(SUBJECTS), g=rnd.choice(GROUPS)),
+              "data_path": rnd.choice(files)} for k in range(1920)]
+    recs = [r for r in iter_records(corpus, columns=["task_id", "prompt", "question", "context", "data_csv"])
+            if r["data_csv"]]
+    for k, rec in enumerate(rnd.sample(recs, 70)):
+        part, share = ("prompt", "question", "context")[k % 3], (0.1, 0.2)[k % 2]
+        items.append({"id": f"planted_{part}_{share}_{k}", "question": _paraphrase(rec[part], share, rnd)})
+    for k, rec in enumerate(rnd.sample(recs, 10)):
+        how = ("tabs", "semicolons", "CR", "rounded", "dropped")[k % 5]
+        (folder / f"planted_{k}.csv").write_text(_copied_dataset(rec["data_csv"], how, rnd), newline="")
+        items.append({"id": f"planted_data_{how}_{k}", "question": "Which test fits these data?",
+                      "data_path": f"planted_{k}.csv"})
+    path = folder / "bench.jsonl"
+    path.write_text("".join(json.dumps(it) + "\n" for it in items))
+    return path
+
+
+def _run(corpus: Path, bench: Path) -> dict:
+    runs = [json.loads(subprocess.run([sys.executable, "-c", CHILD, str(corpus), str(bench), mode], check=True,
+                                      capture_output=True, text=True).stdout) for mode in ("time", "trace")]
+    return {**runs[0], "python_heap_peak_mb": runs[1]["python_heap_peak_mb"]}
+
+
+def _line(name: str, res: dict, items: int) -> str:
+    planted = [f for f in res["flagged"] if f.startswith("planted")]
+    false = [f for f in res["flagged"] if f.startswith("lookalike")]
+    return (f"{name:<6} corpus {res['tasks']:>6} tasks vs {items} items: {res['seconds']:.1f} s, peak RSS "
+            f"{res['peak_rss_mb']:.0f} MB, Python heap peak {res['python_heap_peak_mb']:.0f} MB; planted copies "
+            f"flagged {len(planted)}, look-alikes flagged {len(false)}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--work", default="/tmp/taskfactory-leakbench")
@@ -97,18 +174,22 @@ def main(argv=None) -> int:
             tf.build(GRIDS[size], corpus, jobs=args.jobs, overwrite=True)
         bench = work / f"bench-{size}.jsonl"
         make_bench(corpus, bench)
-        runs = [json.loads(subprocess.run([sys.executable, "-c", CHILD, str(corpus), str(bench), mode], check=True,
-                                          capture_output=True, text=True).stdout) for mode in ("time", "trace")]
-        res = {**runs[0], "python_heap_peak_mb": runs[1]["python_heap_peak_mb"]}
-        planted = [f for f in res["flagged"] if f.startswith("planted")]
-        false = [f for f in res["flagged"] if f.startswith("lookalike")]
-        results[size] = res
-        print(f"{size:<6} corpus {res['tasks']:>6} tasks vs 500 items: {res['seconds']:.1f} s, peak RSS "
-              f"{res['peak_rss_mb']:.0f} MB, Python heap peak {res['python_heap_peak_mb']:.0f} MB; planted copies "
-              f"flagged {len(planted)}/20, look-alikes flagged {len(false)}/480")
+        results[size] = _run(corpus, bench)
+        print(_line(size, results[size], 500) + " (of 20 and 480)")
     ratio = results["large"]["tasks"] / results["small"]["tasks"]
     print(f"corpus {ratio:.1f}x larger: peak RSS x{results['large']['peak_rss_mb'] / results['small']['peak_rss_mb']:.2f}, "
           f"Python heap peak x{results['large']['python_heap_peak_mb'] / results['small']['python_heap_peak_mb']:.2f}")
+    paper = work / "paper"
+    if not (paper / "manifest.json").exists():
+        tf.build(Path(__file__).resolve().parent.parent / "grids" / "paper.yaml", paper, jobs=args.jobs, overwrite=True)
+    bench = make_goal_bench(paper, work / "bench-2000")
+    res = _run(paper, bench)
+    print(_line("paper", res, 2000) + " (of 80 and 1,920)")
+    planted = Counter(json.loads(line)["id"].rsplit("_", 1)[0] for line in bench.read_text().splitlines()
+                      if line.startswith('{"id": "planted'))
+    caught = Counter(f.rsplit("_", 1)[0] for f in res["flagged"] if f.startswith("planted"))
+    print("  planted, flagged: " + ", ".join(f"{kind.removeprefix('planted_')} {caught[kind]}/{n}"
+                                             for kind, n in sorted(planted.items())))
     return 0
 
 

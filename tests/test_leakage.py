@@ -518,12 +518,15 @@ def test_a_data_file_named_by_many_items_is_read_once(tmp_path, monkeypatch):
     assert reads == [tmp_path / "shared.csv"]
 
 
-def test_a_dataset_the_csv_reader_refuses_is_named(corpus, tmp_path):
-    path = write_jsonl(tmp_path / "b.jsonl", [{"id": "wide", "data_csv": "x,y\n1," + "9" * 200_000 + "\n"}])
+@pytest.mark.parametrize("text, why", [
+    ("x,y\n1," + "9" * 200_000 + "\n", "field larger than field limit (131072)"),
+    ('x,y\n1,"2\n3,4\n', "Error tokenizing data. C error: EOF inside string starting at row 1"),
+])
+def test_a_dataset_the_csv_reader_refuses_is_named(corpus, tmp_path, text, why):
+    path = write_jsonl(tmp_path / "b.jsonl", [{"id": "bad", "data_csv": text}])
     result = invoke(["leakage", str(corpus), "--against", str(path)])
     assert result.exit_code == 2
-    assert result.output == (f"error: {path} line 1: item 'wide' has a dataset that is not readable CSV (field larger "
-                             f"than field limit (131072))\n")
+    assert result.output == f"error: {path} line 1: item 'bad' has a dataset that is not readable CSV ({why})\n"
 
 
 def test_benchmark_folders_with_symlink_loops_and_folders_named_like_files(tmp_path):

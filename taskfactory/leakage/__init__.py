@@ -429,8 +429,8 @@ class _BenchDatasets:
         found = defaultdict(lambda: (set(), set()))   # dataset: (rows found exactly, rows found either way)
         rows = Rows(read_table(rec["data_csv"], ","))
         for places in (None, *self.places):
-            for h in rows.hashes(places):
-                for d, r, exact in self.index.get(h, ()):
+            for h in rows.hashes(places) & self.index.keys():
+                for d, r, exact in self.index[h]:
                     if exact and places is None:
                         found[d][0].add(r)
                     found[d][1].add(r)

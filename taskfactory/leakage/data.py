@@ -3,7 +3,7 @@
 A dataset is read whatever its separator (comma, tab, semicolon or bar, told
 apart by the column counts of its first lines), line endings (LF, CRLF or CR)
 and decimal mark (a decimal comma where the separator is not a comma). Each
-row is then hashed as the sorted multiset of its normalised cells, so that
+row is then hashed as the multiset of its normalised cells, so that
 shuffling rows, reordering or renaming columns and keeping only some rows do
 not change it; both with every column and without the columns that only
 identify rows (the same rule on both sides, from the values alone, so a
@@ -18,7 +18,6 @@ ways, since programs round ties differently).
 from __future__ import annotations
 
 import csv
-import decimal
 import functools
 import io
 import itertools
@@ -31,12 +30,12 @@ import pandas as pd
 from .text import stable_hash
 
 _cell_hash = functools.lru_cache(maxsize=1 << 18)(stable_hash)
+_ROW_HASH = np.uint64   # a row hash: its cells' hashes summed modulo 2**64
 
 ID_NAME = re.compile(r"(^|_)(id|idx|index|key)$", re.I)
 # The cells pandas reads as missing by default, lower-cased.
 NA_CELLS = frozenset({"", "#n/a", "#n/a n/a", "#na", "-1.#ind", "-1.#qnan", "-nan", "1.#ind", "1.#qnan", "<na>",
                       "n/a", "na", "null", "nan", "none"})
-CELL_SEPARATOR = "\x1f"  # ASCII unit separator between the cells of a hashed row
 SEPARATORS = (",", "\t", ";", "|")
 #: The lines the separator is judged on.
 SNIFF_LINES = 20
@@ -46,15 +45,15 @@ PLAIN_DECIMAL = re.compile(r"^\s*[-+]?\d*(?:\.(\d*))?\s*$")
 MAX_ROUNDED_DECIMALS = 3
 #: The most half-way cells of a row taken both ways (2 ** this many variants).
 MAX_TIES = 3
-_TIE_ROUNDINGS = (decimal.ROUND_HALF_EVEN, decimal.ROUND_HALF_UP, decimal.ROUND_HALF_DOWN)
 
 
 @dataclass
 class Table:
-    """A dataset read: its header and the rows of the header's width."""
+    """A dataset read: its header and its columns of cells (text, a row short of cells padded with blanks)."""
 
     header: list[str]
-    body: list[list[str]]
+    columns: list[np.ndarray]
+    rows: int
 
 
 def _lines(text: str) -> io.StringIO:
@@ -73,17 +72,22 @@ def sniff_separator(text: str) -> str:
 
 
 def read_table(csv_text: str, separator: str | None = None) -> Table:
-    """``csv_text`` as a :class:`Table`, its separator sniffed unless given;
-    :class:`csv.Error` on text the CSV reader refuses."""
+    """``csv_text`` as a :class:`Table`, its separator sniffed unless given
+    (pandas' C reader; a row with more cells than the header is left out);
+    :class:`csv.Error` on text it cannot read."""
     sep = separator or sniff_separator(csv_text)
-    rows = list(csv.reader(_lines(csv_text), delimiter=sep))
-    if len(rows) < 2:
-        return Table(rows[0] if rows else [], [])
-    header = rows[0]
-    body = [r for r in rows[1:] if len(r) == len(header)]
-    if sep != ",":
-        body = [[c.replace(",", ".") if DECIMAL_COMMA.match(c) else c for c in r] for r in body]
-    return Table(header, body)
+    try:
+        frame = pd.read_csv(io.StringIO(csv_text), sep=sep, dtype=str, keep_default_na=False, na_filter=False,
+                            on_bad_lines="skip", engine="c")
+    except pd.errors.EmptyDataError:
+        return Table([], [], 0)
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise csv.Error(" ".join(str(exc).split())) from None
+    columns = [frame[name].fillna("").to_numpy(dtype=object) for name in frame.columns]
+    if sep != ",":   # decimal commas to points
+        columns = [np.array([c.replace(",", ".") if DECIMAL_COMMA.match(c) else c for c in col], dtype=object)
+                   if any("," in c for c in col) else col for col in columns]
+    return Table([str(name) for name in frame.columns], columns, len(frame))
 
 
 def is_na(cell: str) -> bool:
@@ -91,46 +95,80 @@ def is_na(cell: str) -> bool:
     return cell.strip().lower() in NA_CELLS
 
 
-def _is_id_column(name: str, uniques: list[str], counts: np.ndarray) -> bool:
+def _is_id_column(name: str, column: _Column, counts: np.ndarray) -> bool:
     """A column that only identifies rows: id-like name, or all values distinct
-    and either non-numeric or a run of consecutive integers (the column's
-    distinct values ``uniques``, each found ``counts`` times). Blank and
-    missing cells are left out of the judgement, so that a blank among
-    numbers cannot make a measurement look like text."""
+    and either non-numeric or a run of consecutive integers (``counts``: how
+    often each distinct cell occurs). Blank and missing cells are left out of
+    the judgement, so that a blank among numbers cannot make a measurement look like text."""
     if ID_NAME.search(name.strip()):
         return True
-    values = [(u, c) for u, c in zip(uniques, counts.tolist()) if not is_na(u)]
-    if len(values) < 2 or any(c > 1 for _, c in values):
+    present = ~column.missing
+    if present.sum() < 2 or (counts[present] > 1).any():
         return False
-    try:
-        nums = sorted(float(u) for u, _ in values)
-    except ValueError:
+    if not column.numeric[present].all():
         return True
-    return all(x.is_integer() for x in nums) and nums[-1] - nums[0] == len(nums) - 1
+    nums = np.sort(column.values[present])
+    return bool(np.all(nums == np.round(nums)) and nums[-1] - nums[0] == len(nums) - 1)
 
 
-@functools.lru_cache(maxsize=1 << 18)
-def _norm(cell: str) -> str:
-    s = cell.strip()
-    try:
-        value = float(s)
-    except ValueError:
-        return s.lower()
-    return repr(value + 0.0) if value == value else "nan"
+def _mix(bits: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: 64-bit patterns to well-spread 64-bit hashes."""
+    with np.errstate(over="ignore"):
+        z = bits + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
 
 
-@functools.lru_cache(maxsize=1 << 18)
-def _rounded(cell: str, places: int) -> tuple[str, ...]:
-    """The normal forms of ``cell`` rounded to ``places`` decimals: two where
-    it lies exactly half-way, else one; a cell that is not a finite number as it is."""
-    try:
-        value = decimal.Decimal(cell.strip())
-    except decimal.InvalidOperation:
-        return (_norm(cell),)
-    if not value.is_finite():
-        return (_norm(cell),)
-    step = decimal.Decimal(1).scaleb(-places)
-    return tuple(sorted({repr(float(value.quantize(step, rounding=r)) + 0.0) for r in _TIE_ROUNDINGS}))
+def _number_hashes(values: np.ndarray) -> np.ndarray:
+    """The hash of each finite number, from its value (so "12.30" and "12.3" are alike)."""
+    return _mix((values + 0.0).view(np.uint64))   # + 0.0: -0.0 is 0.0
+
+
+def _as_numbers(uniques: list[str]) -> np.ndarray:
+    """Each cell's value where it is a finite number (as pandas reads one), else NaN."""
+    values = pd.to_numeric(np.array(uniques, dtype=object), errors="coerce").astype(float)
+    values[~np.isfinite(values)] = np.nan
+    return values
+
+
+class _Column:
+    """A column's distinct cells: their values (NaN for those that are not
+    finite numbers), which are missing-value codes, and the hashes of the
+    cells that are not numbers (their trimmed lower-case text)."""
+
+    def __init__(self, uniques: np.ndarray):
+        self.values = _as_numbers(uniques)
+        self.numeric = ~np.isnan(self.values)
+        self.text = np.zeros(len(uniques), dtype=_ROW_HASH)
+        self.missing = np.zeros(len(uniques), dtype=bool)
+        for k in np.flatnonzero(~self.numeric).tolist():
+            cell = uniques[k].strip().lower()
+            self.text[k] = _cell_hash(cell)
+            self.missing[k] = cell in NA_CELLS
+
+    def rounding_changes(self, places: int) -> bool:
+        """Whether rounding to ``places`` decimals changes a number of the column."""
+        x = self.values[self.numeric]
+        return bool(np.any(np.floor(x * 10.0 ** places + 0.5) / 10.0 ** places != x))
+
+    def hashes(self, places: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """Per distinct cell: its hash, exact or rounded to ``places`` decimals,
+        and what taking it the other way adds where it lies half-way (else 0);
+        a cell that is not a finite number is hashed as its trimmed lower-case text."""
+        first, other = self.text.copy(), np.zeros(len(self.text), dtype=_ROW_HASH)
+        x = self.values[self.numeric]
+        if places is None:
+            first[self.numeric] = _number_hashes(x)
+            return first, other
+        step = 10.0 ** places
+        scaled = x * step
+        up, down = np.floor(scaled + 0.5), np.floor(scaled)   # an integer over 10 ** places is the nearest double
+        tie = np.abs(scaled - down - 0.5) <= 1e-9 * np.maximum(1.0, np.abs(scaled))
+        first[self.numeric] = _number_hashes(up / step)
+        with np.errstate(over="ignore"):
+            other[self.numeric] = np.where(tie, _number_hashes(down / step) - first[self.numeric], 0)
+        return first, other
 
 
 def _is_number(cell: str) -> bool:
@@ -151,28 +189,26 @@ def _places(cell: str) -> int | None:
     return -1 if not is_na(cell) and _is_number(cell) else None
 
 
-_ROW_HASH = np.uint64
-
 
 class Rows:
     """The fingerprints of a table's rows. A row's hash is the sum, modulo
-    2**64, of its cells' :func:`stable_hash` values: it ignores the order of
-    the cells, as the sorted multiset of them would. Each row has one with
-    every column and one without the identifier columns (when there are
-    some), exact or rounded; the work is done once per distinct cell of a
-    column, not per cell."""
+    2**64, of its cells' hashes (a number's from its value, other text's from
+    :func:`stable_hash`): it ignores the order of the cells, as the multiset
+    of them does. Each row has one with every column and one without the
+    identifier columns (when there are some), exact or rounded; the work is
+    done once per distinct cell of a column, in arrays."""
 
     def __init__(self, table: Table):
         width = len(table.header)
-        columns = list(zip(*table.body)) if table.body else [()] * width
-        self.rows = len(table.body)
-        self.codes, self.uniques = [], []
-        for values in columns:
-            codes, uniques = pd.factorize(np.array(values, dtype=object))
+        self.rows = table.rows
+        self.codes, self.uniques, self.columns = [], [], []
+        for cells in table.columns:
+            codes, uniques = pd.factorize(cells)
             self.codes.append(codes)
-            self.uniques.append([str(u) for u in uniques])
-        ids = [j for j in range(width)
-               if _is_id_column(table.header[j], self.uniques[j], np.bincount(self.codes[j], minlength=len(self.uniques[j])))]
+            self.uniques.append(uniques)
+            self.columns.append(_Column(uniques))
+        ids = [j for j in range(width) if _is_id_column(table.header[j], self.columns[j],
+                                                         np.bincount(self.codes[j], minlength=len(self.uniques[j])))]
         self.selections = [list(range(width))]
         if ids and len(ids) < width:
             self.selections.append([j for j in range(width) if j not in ids])
@@ -185,33 +221,40 @@ class Rows:
             return None
         return max((p for p in places if p is not None), default=None)
 
-    def _column(self, j: int, places: int | None) -> tuple[np.ndarray, np.ndarray]:
-        """Per row, column ``j``'s cell hash, and what taking a half-way cell the other way adds (0 for most)."""
-        forms = [(_norm(u),) if places is None else _rounded(u, places) for u in self.uniques[j]]
-        first = np.array([_cell_hash(f[0]) for f in forms], dtype=_ROW_HASH)
-        other = np.array([_cell_hash(f[-1]) for f in forms], dtype=_ROW_HASH) - first
-        return first[self.codes[j]], other[self.codes[j]]
+    def _variants(self, places: int | None):
+        """Per selection of columns: (row, hash) pairs, each row's hash and,
+        for its half-way cells (at most :data:`MAX_TIES`), every choice of
+        taking them the other way."""
+        columns = {j: self.columns[j].hashes(places) for j in set().union(*self.selections)}
+        for selection in self.selections:
+            base = np.zeros(self.rows, dtype=_ROW_HASH)
+            with np.errstate(over="ignore"):
+                for j in selection:
+                    base += columns[j][0][self.codes[j]]
+            rows, hashes = np.arange(self.rows), base
+            used = np.zeros(self.rows, dtype=int)
+            for j in selection:
+                delta = columns[j][1][self.codes[j]]
+                tied = (delta != 0) & (used < MAX_TIES)
+                if tied.any():
+                    used += tied
+                    take = tied[rows]
+                    with np.errstate(over="ignore"):
+                        hashes = np.concatenate([hashes, hashes[take] + delta[rows[take]]])
+                    rows = np.concatenate([rows, rows[take]])
+            yield rows, hashes
 
     def per_row(self, places: int | None = None) -> list[frozenset[int]]:
         """Each row's hashes, exact (``places`` None) or rounded to ``places`` decimals."""
         out = [set() for _ in range(self.rows)]
-        columns = {}
-        for selection in self.selections:
-            for j in selection:
-                if j not in columns:
-                    columns[j] = self._column(j, places)
-            base = np.zeros(self.rows, dtype=_ROW_HASH)
-            for j in selection:
-                base += columns[j][0]
-            ties = np.column_stack([columns[j][1] for j in selection]) if selection else np.zeros((self.rows, 0))
-            for r, h in enumerate(base.tolist()):
+        for rows, hashes in self._variants(places):
+            for r, h in zip(rows.tolist(), hashes.tolist()):
                 out[r].add(h)
-            for r in np.flatnonzero(ties.any(axis=1)).tolist():
-                deltas = [d for d in ties[r].tolist() if d][:MAX_TIES]
-                for chosen in itertools.product((0, 1), repeat=len(deltas)):
-                    out[r].add((int(base[r]) + sum(d for d, c in zip(deltas, chosen) if c)) % (1 << 64))
         return [frozenset(h) for h in out]
 
     def hashes(self, places: int | None = None) -> set[int]:
-        """Every hash of every row, exact (``places`` None) or rounded to ``places`` decimals."""
-        return set().union(*self.per_row(places))
+        """Every hash of every row, exact (``places`` None) or rounded to
+        ``places`` decimals (none where rounding changes no number: then they are the exact ones)."""
+        if places is not None and not any(column.rounding_changes(places) for column in self.columns):
+            return set()
+        return set().union(*(hashes.tolist() for _, hashes in self._variants(places)))
