@@ -27,9 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .text import stable_hash
 
-_cell_hash = functools.lru_cache(maxsize=1 << 18)(stable_hash)
 _ROW_HASH = np.uint64   # a row hash: its cells' hashes summed modulo 2**64
 
 ID_NAME = re.compile(r"(^|_)(id|idx|index|key)$", re.I)
@@ -125,9 +123,15 @@ def _number_hashes(values: np.ndarray) -> np.ndarray:
     return _mix((values + 0.0).view(np.uint64))   # + 0.0: -0.0 is 0.0
 
 
-def _as_numbers(uniques: list[str]) -> np.ndarray:
-    """Each cell's value where it is a finite number (as pandas reads one), else NaN."""
-    values = pd.to_numeric(np.array(uniques, dtype=object), errors="coerce").astype(float)
+def _as_numbers(uniques: np.ndarray) -> np.ndarray:
+    """Each cell's value where it is a finite number as pandas reads one
+    (numpy reads a column of numbers alike, faster), else NaN."""
+    try:
+        if any("_" in cell for cell in uniques):   # "1_000": a number to numpy, not to pandas
+            raise ValueError
+        values = np.array(uniques, dtype=float)
+    except ValueError:
+        values = pd.to_numeric(uniques, errors="coerce").astype(float)
     values[~np.isfinite(values)] = np.nan
     return values
 
@@ -142,10 +146,11 @@ class _Column:
         self.numeric = ~np.isnan(self.values)
         self.text = np.zeros(len(uniques), dtype=_ROW_HASH)
         self.missing = np.zeros(len(uniques), dtype=bool)
-        for k in np.flatnonzero(~self.numeric).tolist():
-            cell = uniques[k].strip().lower()
-            self.text[k] = _cell_hash(cell)
-            self.missing[k] = cell in NA_CELLS
+        others = np.flatnonzero(~self.numeric)
+        if len(others):
+            cells = np.char.lower(np.char.strip(uniques[others].astype(str)))
+            self.text[others] = pd.util.hash_array(cells.astype(object), categorize=False)
+            self.missing[others] = np.isin(cells, list(NA_CELLS))
 
     def rounding_changes(self, places: int) -> bool:
         """Whether rounding to ``places`` decimals changes a number of the column."""
@@ -193,7 +198,7 @@ def _places(cell: str) -> int | None:
 class Rows:
     """The fingerprints of a table's rows. A row's hash is the sum, modulo
     2**64, of its cells' hashes (a number's from its value, other text's from
-    :func:`stable_hash`): it ignores the order of the cells, as the multiset
+    pandas' ``hash_array``, SipHash with a fixed key): it ignores the order of the cells, as the multiset
     of them does. Each row has one with every column and one without the
     identifier columns (when there are some), exact or rounded; the work is
     done once per distinct cell of a column, in arrays."""
