@@ -197,11 +197,12 @@ class _Ngrams:
 
     Corpus prompts carry the templates (instructions, answer format, data
     dictionary phrasing); an n-gram found in more than ``boilerplate`` of the
-    tasks, from two or more scenarios, is template and no evidence. The first
+    tasks, from two or more scenarios, is template and no evidence. The one
     pass over the corpus counts document frequencies of the benchmark's
-    n-grams only (memory bounded by the benchmark); the second, needed only
-    when some non-template benchmark n-gram occurs in the corpus at all,
-    scores each item against each task.
+    n-grams only, and keeps each distinct set of them a prompt holds, with its
+    first task and the texts of the tasks that hold it (memory bounded by the
+    benchmark and the corpus's distinct texts); once the templates are known,
+    each set is scored against each item.
     """
 
     SIZES = (8, 13)
@@ -213,15 +214,20 @@ class _Ngrams:
         self.scenarios = {n: defaultdict(set) for n in self.SIZES}
         self.index: dict = {}
         self.kept: dict = {}
+        self.held: dict = {}   # (8-grams, 13-grams) a prompt holds: [its first task, the text keys of the tasks]
 
     def grams(self, toks: list[str]) -> dict:
         return {n: ngrams(toks, n) & self.all[n] for n in self.SIZES}
 
-    def count(self, grams: dict, scenario: tuple) -> None:
+    def count(self, grams: dict, rec: dict) -> None:
+        scenario = (rec["method"], rec["scenario"])
         for n in self.SIZES:
             for g in grams[n]:
                 self.df[n][g] += 1
                 self.scenarios[n][g].add(scenario)
+        if any(grams.values()):
+            held = self.held.setdefault(tuple(frozenset(grams[n]) for n in self.SIZES), [rec["task_id"], set()])
+            held[1].add(text_key(rec))
 
     def finish(self, tasks: int, share: float) -> bool:
         """Drop template n-grams; True when any evidence is left to score."""
@@ -237,8 +243,8 @@ class _Ngrams:
             self.index[n] = index
         return any(self.index[n] for n in self.SIZES)
 
-    def shared(self, grams: dict, n: int) -> Counter:
-        return Counter(i for g in grams[n] for i in self.index[n].get(g, ()))
+    def shared(self, grams: frozenset, n: int) -> Counter:
+        return Counter(i for g in grams for i in self.index[n].get(g, ()))
 
 
 class _Containment:
@@ -342,7 +348,7 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
     for rec in iter_records(corpus, columns=COLUMNS):
         tasks += 1
         prompt = tokens(rec["prompt"])
-        grams.count(grams.grams(prompt), (rec["method"], rec["scenario"]))
+        grams.count(grams.grams(prompt), rec)
         contained.count(prompt, rec)
         key = text_key(rec)
         if key not in texts:
@@ -364,7 +370,7 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
 
     flagged_scenarios = contained.score(reports, thr)
     if grams.finish(tasks, thr.boilerplate):
-        _score_ngrams(corpus, grams, reports, thr, flagged_texts)
+        _score_ngrams(grams, reports, thr, flagged_texts)
     sem_summary, flagged_scen = None, set()
     if semantic:
         sem_summary, flagged_scen = _score_semantic(texts, items, reports, thr, embed)
@@ -448,25 +454,25 @@ class _BenchDatasets:
         return flag
 
 
-def _score_ngrams(corpus, grams: _Ngrams, reports, thr, flagged_texts) -> None:
-    """Second pass: each item's best non-template n-gram overlap with one task."""
-    for rec in iter_records(corpus, columns=["task_id", "question", "context", "prompt"]):
-        task_grams = grams.grams(tokens(rec["prompt"]))
+def _score_ngrams(grams: _Ngrams, reports, thr, flagged_texts) -> None:
+    """Each item's best non-template n-gram overlap with one task (the first
+    task of the best set of n-grams a prompt holds)."""
+    for (grams8, grams13), (task_id, keys) in grams.held.items():
         hit = False
-        for i, k in grams.shared(task_grams, 8).items():
+        for i, k in grams.shared(grams8, 8).items():
             share = k / grams.kept[8][i]
             r = reports[i]
             if share > r.ngram8:
-                r.ngram8, r.ngram_task = share, rec["task_id"]
+                r.ngram8, r.ngram_task = share, task_id
             hit |= share >= thr.ngram8
-        for i, k in grams.shared(task_grams, 13).items():
+        for i, k in grams.shared(grams13, 13).items():
             r = reports[i]
             if k > r.ngram13:
                 r.ngram13 = k
-                r.ngram_task = r.ngram_task or rec["task_id"]
+                r.ngram_task = r.ngram_task or task_id
             hit |= thr.ngram13 > 0 and k >= thr.ngram13
         if hit:
-            flagged_texts.add(text_key(rec))
+            flagged_texts |= keys
 
 
 def _score_semantic(texts, items, reports, thr, embed):
