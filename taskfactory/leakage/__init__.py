@@ -200,9 +200,9 @@ class _Ngrams:
     tasks, from two or more scenarios, is template and no evidence. The one
     pass over the corpus counts document frequencies of the benchmark's
     n-grams only, and keeps each distinct set of them a prompt holds, with its
-    first task and the texts of the tasks that hold it (memory bounded by the
-    benchmark and the corpus's distinct texts); once the templates are known,
-    each set is scored against each item.
+    first task and the texts of the tasks that hold it (memory grows with the
+    distinct sets, which tasks of one template share, not with the tasks);
+    once the templates are known, each set is scored against each item.
     """
 
     SIZES = (8, 13)

@@ -88,11 +88,6 @@ def read_table(csv_text: str, separator: str | None = None) -> Table:
     return Table([str(name) for name in frame.columns], columns, len(frame))
 
 
-def is_na(cell: str) -> bool:
-    """True for a blank cell or a missing-value code (NA, NaN, null, ...)."""
-    return cell.strip().lower() in NA_CELLS
-
-
 def _is_id_column(name: str, column: _Column, counts: np.ndarray) -> bool:
     """A column that only identifies rows: id-like name, or all values distinct
     and either non-numeric or a run of consecutive integers (``counts``: how
@@ -176,32 +171,21 @@ class _Column:
         return first, other
 
 
-def _is_number(cell: str) -> bool:
-    try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
-
-
 @functools.lru_cache(maxsize=1 << 18)
 def _places(cell: str) -> int | None:
-    """The decimals of a number written plainly (0 for a whole one), -1 for
-    one written otherwise (an exponent, inf), None for a cell that is not a number."""
+    """The decimals of a number written plainly (0 for a whole one), else None (an exponent)."""
     match = PLAIN_DECIMAL.match(cell)
-    if match and any(ch.isdigit() for ch in cell):
-        return len(match.group(1) or "")
-    return -1 if not is_na(cell) and _is_number(cell) else None
-
+    return len(match.group(1) or "") if match else None
 
 
 class Rows:
     """The fingerprints of a table's rows. A row's hash is the sum, modulo
     2**64, of its cells' hashes (a number's from its value, other text's from
-    pandas' ``hash_array``, SipHash with a fixed key): it ignores the order of the cells, as the multiset
-    of them does. Each row has one with every column and one without the
-    identifier columns (when there are some), exact or rounded; the work is
-    done once per distinct cell of a column, in arrays."""
+    pandas' ``hash_array``, SipHash with a fixed key): it ignores the order of
+    the cells, as the multiset of them does. Each row has one with every
+    column and one without the identifier columns (when there are some),
+    exact or rounded; the work is done once per distinct cell of a column, in
+    arrays."""
 
     def __init__(self, table: Table):
         width = len(table.header)
@@ -221,10 +205,8 @@ class Rows:
     def precision(self) -> int | None:
         """The most decimals a number of the table carries (0 when all are
         whole), or None when it has no number or one not written plainly."""
-        places = [_places(u) for values in self.uniques for u in values]
-        if -1 in places:
-            return None
-        return max((p for p in places if p is not None), default=None)
+        places = [_places(u) for column, uniques in zip(self.columns, self.uniques) for u in uniques[column.numeric]]
+        return None if None in places else max(places, default=None)
 
     def _variants(self, places: int | None):
         """Per selection of columns: (row, hash) pairs, each row's hash and,
