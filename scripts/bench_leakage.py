@@ -69,7 +69,7 @@ def make_bench(corpus: Path, path: Path, seed: int = 0) -> None:
         rows = ["id,group,value,age"] + [f"{i},{rnd.choice('ab')},{rnd.gauss(50, 10):.2f},{rnd.randint(18, 80)}"
                                           for i in range(rnd.randint(20, 200))]
         items.append({"id": f"lookalike_{k}", "question": q, "data_csv": "\n".join(rows) + "\n"})
-    recs = list(iter_records(corpus, columns=["task_id", "question", "context", "data_csv"]))
+    recs = [r for r in iter_records(corpus, columns=["task_id", "question", "context", "data_csv"]) if r["data_csv"]]
     for k, rec in enumerate(rnd.sample(recs, 20)):
         kind = k % 4
         if kind == 0:
