@@ -366,6 +366,8 @@ def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb, as_js
 @click.option("--data-field", multiple=True, help="Field(s) holding CSV text or a path to a CSV file.")
 @click.option("--ngram8", default=0.5, show_default=True, help="Flag at this share of an item's 8-grams in one task.")
 @click.option("--ngram13", default=1, show_default=True, help="Flag at this many shared 13-grams (0: off).")
+@click.option("--containment", default=0.5, show_default=True,
+              help="Flag at this rarity-weighted share of an item's 2-grams in one scenario's prompts.")
 @click.option("--jaccard", default=0.5, show_default=True, help="Flag at this content-word Jaccard.")
 @click.option("--data-share", default=0.5, show_default=True, help="Flag at this share of an item's rows in one dataset.")
 @click.option("--semantic-threshold", default=0.9, show_default=True, help="Flag at this cosine similarity.")
@@ -373,7 +375,8 @@ def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb, as_js
               help="Ignore n-grams in more than this share of corpus tasks (from 2+ scenarios).")
 @click.option("--json", "as_json", is_flag=True, help="Print every item's scores as JSON (what --report writes).")
 def leakage(corpus, benches, report_path, overwrite, drop_dir, fail_on, semantic, id_field, question_field,
-            context_field, data_field, ngram8, ngram13, jaccard, data_share, semantic_threshold, boilerplate, as_json):
+            context_field, data_field, ngram8, ngram13, containment, jaccard, data_share, semantic_threshold, boilerplate,
+            as_json):
     """Check a CORPUS against held-out benchmarks for copied text or data.
 
     Prints the flagged items (evidence, score, matching task) and a summary;
@@ -389,7 +392,8 @@ def leakage(corpus, benches, report_path, overwrite, drop_dir, fail_on, semantic
     from .leakage.dropout import check_source, drop_out
     from .leakage.report import format_report
 
-    given = {"ngram8": ("--ngram8", ngram8), "ngram13": ("--ngram13", ngram13), "jaccard": ("--jaccard", jaccard),
+    given = {"ngram8": ("--ngram8", ngram8), "ngram13": ("--ngram13", ngram13),
+             "containment": ("--containment", containment), "jaccard": ("--jaccard", jaccard),
              "data": ("--data-share", data_share), "semantic": ("--semantic-threshold", semantic_threshold),
              "boilerplate": ("--boilerplate", boilerplate)}
     for name, (option, value) in given.items():

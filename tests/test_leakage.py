@@ -324,6 +324,7 @@ def test_a_blank_or_missing_cell_does_not_make_a_column_an_identifier():
 BAD_THRESHOLDS = [
     ("ngram8", float("nan"), "threshold ngram8 (nan) must be a number from 0 to 1"),
     ("jaccard", 5, "threshold jaccard (5) must be a number from 0 to 1"),
+    ("containment", float("nan"), "threshold containment (nan) must be a number from 0 to 1"),
     ("data", -0.1, "threshold data (-0.1) must be a number from 0 to 1"),
     ("semantic", float("inf"), "threshold semantic (inf) must be a number from 0 to 1"),
     ("boilerplate", "0.05", "threshold boilerplate ('0.05') must be a number from 0 to 1"),
