@@ -83,6 +83,13 @@ def datasets(corpus) -> dict:
     return out
 
 
+def checked(root, items: list[dict]):
+    """The leakage report of ``root``'s corpus against ``items``, written as a JSONL benchmark there."""
+    bench = root / "bench.jsonl"
+    bench.write_text("".join(json.dumps(item) + "\n" for item in items))
+    return check_leakage(root / "corpus", [bench])
+
+
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     root = tmp_path_factory.mktemp("variants")
@@ -94,9 +101,7 @@ def report(tmp_path_factory):
              for data_id, (method, text) in datasets(root / "corpus").items() for name in VARIANTS]
     items += [{"id": f"drawn afresh|{method}|{data_id}", "question": "Which test fits these data?", "data_csv": text}
               for data_id, (method, text) in datasets(root / "held").items()]
-    bench = root / "bench.jsonl"
-    bench.write_text("".join(json.dumps(item) + "\n" for item in items))
-    return check_leakage(root / "corpus", [bench])
+    return checked(root, items)
 
 
 def test_every_variant_of_a_copied_dataset_is_caught_and_none_drawn_afresh(report):
@@ -170,9 +175,7 @@ def text_report(tmp_path_factory):
     items += [{"id": f"unrelated|{rec['task_id']}", "context": rec["context"], "question": rec["question"]}
               for rec in iter_records(root / "others", columns=columns)]
     items += [{"id": f"look-alike|{k}", "question": q} for k, q in enumerate(LOOKALIKES)]
-    bench = root / "bench.jsonl"
-    bench.write_text("".join(json.dumps(item) + "\n" for item in items))
-    return check_leakage(root / "corpus", [bench])
+    return checked(root, items)
 
 
 def test_paraphrased_copies_are_caught_and_other_scenarios_are_not(text_report):
