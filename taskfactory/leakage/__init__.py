@@ -36,7 +36,7 @@ from pathlib import Path
 from datasketch import MinHashLSH
 
 from ..corpus import check_shards, iter_records, load_manifest
-from ..errors import InputError, check_path
+from ..errors import CorpusError, InputError, check_path
 from ..folders import check_new_folder, check_output_file, write_output_file
 from .bench import BenchError, Fields, Item, load_bench
 from .data import MAX_ROUNDED_DECIMALS, Rows, read_table
@@ -433,7 +433,10 @@ class _BenchDatasets:
         its share found there where it is the best yet (found exactly, else
         also by the rounded fingerprint); True when one is enough to flag."""
         found = defaultdict(lambda: (set(), set()))   # dataset: (rows found exactly, rows found either way)
-        rows = Rows(read_table(rec["data_csv"], ","))
+        try:
+            rows = Rows(read_table(rec["data_csv"], ","))
+        except csv.Error as exc:
+            raise CorpusError(f"task {rec['task_id']}: its data_csv is not readable CSV ({exc})") from None
         for places in (None, *self.places):
             for h in rows.hashes(places) & self.index.keys():
                 for d, r, exact in self.index[h]:
