@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 
 _ROW_HASH = np.uint64   # a row hash: its cells' hashes summed modulo 2**64
@@ -38,6 +40,8 @@ SEPARATORS = (",", "\t", ";", "|")
 #: The lines the separator is judged on.
 SNIFF_LINES = 20
 DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d*,\d+\s*$")
+#: A number: decimal or scientific notation, spaces around it allowed.
+NUMBER = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
 PLAIN_DECIMAL = re.compile(r"^\s*[-+]?\d*(?:\.(\d*))?\s*$")
 #: The most decimals a benchmark dataset's numbers may carry for the rounded fingerprint.
 MAX_ROUNDED_DECIMALS = 3
@@ -81,7 +85,11 @@ def read_table(csv_text: str, separator: str | None = None) -> Table:
         return Table([], [], 0)
     except (pd.errors.ParserError, ValueError) as exc:
         raise csv.Error(" ".join(str(exc).split())) from None
-    columns = [frame[name].fillna("").to_numpy(dtype=object) for name in frame.columns]
+    cells = frame.to_numpy(dtype=object)
+    short = pd.isna(cells)   # the cells of a row short of them
+    if short.any():
+        cells[short] = ""
+    columns = list(cells.T)
     if sep != ",":   # decimal commas to points
         columns = [np.array([c.replace(",", ".") if DECIMAL_COMMA.match(c) else c for c in col], dtype=object)
                    if any("," in c for c in col) else col for col in columns]
@@ -119,15 +127,15 @@ def _number_hashes(values: np.ndarray) -> np.ndarray:
 
 
 def _as_numbers(uniques: np.ndarray) -> np.ndarray:
-    """Each cell's value where it is a finite number as pandas reads one
-    (numpy reads a column of numbers alike, faster), else NaN."""
-    try:
-        if any("_" in cell for cell in uniques):   # "1_000": a number to numpy, not to pandas
-            raise ValueError
-        values = np.array(uniques, dtype=float)
-    except ValueError:
-        values = pd.to_numeric(uniques, errors="coerce").astype(float)
-    values[~np.isfinite(values)] = np.nan
+    """Each cell's value where it is a number written in decimal or
+    scientific notation (:data:`NUMBER`), else NaN; so "1_000", "inf" and
+    "0x1A" are text, the same on both sides."""
+    values = np.full(len(uniques), np.nan)
+    if len(uniques):
+        numbers = pc.match_substring_regex(pa.array(uniques, type=pa.string()), NUMBER.pattern).to_numpy(
+            zero_copy_only=False)
+        values[numbers] = np.array(uniques[numbers], dtype=float)
+    values[~np.isfinite(values)] = np.nan   # beyond a double's range
     return values
 
 
