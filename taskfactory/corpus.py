@@ -475,10 +475,11 @@ def read_row_group(pf, path: Path, index: int, columns: list[str] | None):
     return table
 
 
-def _row_groups(pf, path: Path, columns: list[str] | None):
-    """(index, first row, table) of each row group of a shard."""
-    row = 0
-    for i in range(pf.num_row_groups):
+def _row_groups(pf, path: Path, columns: list[str] | None, groups: range | None = None):
+    """(index, first row, table) of each row group of a shard (those of ``groups``, or all)."""
+    groups = range(pf.num_row_groups) if groups is None else groups
+    row = sum(pf.metadata.row_group(i).num_rows for i in range(groups.start))
+    for i in groups:
         table = read_row_group(pf, path, i, columns)
         yield i, row, table
         row += table.num_rows
@@ -491,20 +492,33 @@ def read_columns(path: Path, columns: list[str]):
         if pf.num_row_groups else pf.schema_arrow.empty_table().select(columns)
 
 
+def row_group_rows(shard: Shard) -> list[int]:
+    """The number of tasks in each row group of a checked shard."""
+    with _parquet(shard) as pf:
+        return [pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)]
+
+
+def shard_records(shard: Shard, columns: list[str] | None = None, method: str | None = None,
+                  groups: range | None = None) -> Iterator[dict]:
+    """The tasks of a checked shard (of its row groups ``groups``, or all) as
+    :func:`iter_records` reads them."""
+    wanted = None if columns is None else list(dict.fromkeys(columns))
+    read = wanted if wanted is None or method is None else list(dict.fromkeys([*wanted, "method"]))
+    with _parquet(shard) as pf:
+        for _, row, table in _row_groups(pf, shard.path, read, groups):
+            check_rows(table, shard, row)
+            if method is not None:
+                table = table.filter(pc.equal(table["method"], method))
+            yield from (table if read == wanted else table.select(wanted)).to_pylist()
+
+
 def iter_records(corpus, columns: list[str] | None = None, method: str | None = None) -> Iterator[dict]:
     """Every task of a corpus as a dict (its ``columns``, or all), shard by
     shard, row group by row group: from shards checked against the manifest
     (:func:`check_shards`), each row group's values checked as it is read
     (:func:`check_rows`)."""
-    wanted = None if columns is None else list(dict.fromkeys(columns))
-    read = wanted if wanted is None or method is None else list(dict.fromkeys([*wanted, "method"]))
     for shard in check_shards(corpus):
-        with _parquet(shard) as pf:
-            for _, row, table in _row_groups(pf, shard.path, read):
-                check_rows(table, shard, row)
-                if method is not None:
-                    table = table.filter(pc.equal(table["method"], method))
-                yield from (table if read == wanted else table.select(wanted)).to_pylist()
+        yield from shard_records(shard, columns, method)
 
 
 def find_task(corpus, task_id: str | None = None, method: str | None = None) -> dict:
