@@ -8,6 +8,9 @@ CSV files, as real benchmarks do.
 
     python scripts/bench_leakage.py [--work /tmp/leakbench] [--jobs 2]
 
+Each check is timed reading the corpus in ``--jobs`` processes; its memory
+(peak RSS and Python heap) is measured in a second run in one process.
+
 The first benchmark holds 480 look-alike items (statistical questions in the
 corpus's vocabulary, each with its own random dataset) and 20 planted copies
 (questions, paraphrased contexts, shuffled and renamed datasets, half
@@ -52,7 +55,7 @@ from taskfactory.leakage import check_leakage
 if sys.argv[3] == "trace":
     tracemalloc.start()
 t = time.perf_counter()
-r = check_leakage(sys.argv[1], [sys.argv[2]])
+r = check_leakage(sys.argv[1], [sys.argv[2]], jobs=1 if sys.argv[3] == "trace" else int(sys.argv[4]))
 out = {"seconds": time.perf_counter() - t, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
        "tasks": r.tasks, "flagged": sorted(it.id for it in r.flagged)}
 if sys.argv[3] == "trace":
@@ -146,16 +149,17 @@ def make_goal_bench(corpus: Path, folder: Path, seed: int = 0) -> Path:
     return path
 
 
-def _run(corpus: Path, bench: Path) -> dict:
-    runs = [json.loads(subprocess.run([sys.executable, "-c", CHILD, str(corpus), str(bench), mode], check=True,
-                                      capture_output=True, text=True).stdout) for mode in ("time", "trace")]
-    return {**runs[0], "python_heap_peak_mb": runs[1]["python_heap_peak_mb"]}
+def _run(corpus: Path, bench: Path, jobs: int) -> dict:
+    runs = [json.loads(subprocess.run([sys.executable, "-c", CHILD, str(corpus), str(bench), mode, str(jobs)],
+                                      check=True, capture_output=True, text=True).stdout) for mode in ("time", "trace")]
+    return {**runs[0], "peak_rss_mb": runs[1]["peak_rss_mb"], "python_heap_peak_mb": runs[1]["python_heap_peak_mb"]}
 
 
-def _line(name: str, res: dict, items: int) -> str:
+def _line(name: str, res: dict, items: int, jobs: int) -> str:
     planted = [f for f in res["flagged"] if f.startswith("planted")]
     false = [f for f in res["flagged"] if f.startswith("lookalike")]
-    return (f"{name:<6} corpus {res['tasks']:>6} tasks vs {items} items: {res['seconds']:.1f} s, peak RSS "
+    return (f"{name:<6} corpus {res['tasks']:>6} tasks vs {items} items: {res['seconds']:.1f} s in {jobs} "
+            f"process{'es' if jobs > 1 else ''}; in one process, peak RSS "
             f"{res['peak_rss_mb']:.0f} MB, Python heap peak {res['python_heap_peak_mb']:.0f} MB; planted copies "
             f"flagged {len(planted)}, look-alikes flagged {len(false)}")
 
@@ -174,8 +178,8 @@ def main(argv=None) -> int:
             tf.build(GRIDS[size], corpus, jobs=args.jobs, overwrite=True)
         bench = work / f"bench-{size}.jsonl"
         make_bench(corpus, bench)
-        results[size] = _run(corpus, bench)
-        print(_line(size, results[size], 500) + " (of 20 and 480)")
+        results[size] = _run(corpus, bench, args.jobs)
+        print(_line(size, results[size], 500, args.jobs) + " (of 20 and 480)")
     ratio = results["large"]["tasks"] / results["small"]["tasks"]
     print(f"corpus {ratio:.1f}x larger: peak RSS x{results['large']['peak_rss_mb'] / results['small']['peak_rss_mb']:.2f}, "
           f"Python heap peak x{results['large']['python_heap_peak_mb'] / results['small']['python_heap_peak_mb']:.2f}")
@@ -183,8 +187,8 @@ def main(argv=None) -> int:
     if not (paper / "manifest.json").exists():
         tf.build(Path(__file__).resolve().parent.parent / "grids" / "paper.yaml", paper, jobs=args.jobs, overwrite=True)
     bench = make_goal_bench(paper, work / "bench-2000")
-    res = _run(paper, bench)
-    print(_line("paper", res, 2000) + " (of 80 and 1,920)")
+    res = _run(paper, bench, args.jobs)
+    print(_line("paper", res, 2000, args.jobs) + " (of 80 and 1,920)")
     planted = Counter(json.loads(line)["id"].rsplit("_", 1)[0] for line in bench.read_text().splitlines()
                       if line.startswith('{"id": "planted'))
     caught = Counter(f.rsplit("_", 1)[0] for f in res["flagged"] if f.startswith("planted"))

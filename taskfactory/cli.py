@@ -373,10 +373,12 @@ def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb, as_js
 @click.option("--semantic-threshold", default=0.9, show_default=True, help="Flag at this cosine similarity.")
 @click.option("--boilerplate", default=0.05, show_default=True,
               help="Ignore n-grams in more than this share of corpus tasks (from 2+ scenarios).")
+@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Processes reading the corpus.")
 @click.option("--json", "as_json", is_flag=True, help="Print every item's scores as JSON (what --report writes).")
 def leakage(corpus, benches, report_path, overwrite, drop_dir, fail_on, semantic, id_field, question_field,
             context_field, data_field, ngram8, ngram13, containment, jaccard, data_share, semantic_threshold, boilerplate,
-            as_json):
+            jobs, as_json):
     """Check a CORPUS against held-out benchmarks for copied text or data.
 
     Prints the flagged items (evidence, score, matching task) and a summary;
@@ -387,10 +389,9 @@ def leakage(corpus, benches, report_path, overwrite, drop_dir, fail_on, semantic
 
         taskfactory leakage corpus/ --against bench/pbench.jsonl --report leak.json --drop-out clean/
     """
-    from .leakage import Thresholds, check_leakage, check_output_paths, check_threshold, write_report
+    from .leakage import Thresholds, check_leakage, check_output_paths, check_threshold, format_report, write_report
     from .leakage.bench import Fields
     from .leakage.dropout import check_source, drop_out
-    from .leakage.report import format_report
 
     given = {"ngram8": ("--ngram8", ngram8), "ngram13": ("--ngram13", ngram13),
              "containment": ("--containment", containment), "jaccard": ("--jaccard", jaccard),
@@ -405,7 +406,7 @@ def leakage(corpus, benches, report_path, overwrite, drop_dir, fail_on, semantic
     defaults = Fields()
     fields = Fields(id=id_field or defaults.id, question=question_field or defaults.question,
                     context=context_field or defaults.context, data=data_field or defaults.data)
-    report = check_leakage(corpus, list(benches), fields=fields, thresholds=thr, semantic=semantic)
+    report = check_leakage(corpus, list(benches), fields=fields, thresholds=thr, semantic=semantic, jobs=jobs)
     if report_path:
         write_report(report, report_path, overwrite)
     if not as_json:

@@ -12,7 +12,8 @@ from ..corpus import (COLUMN_RULES, DATA, LEAKAGE_REPORT, REJECTED, atomic_write
 from ..errors import CorpusError, InputError
 from ..folders import check_new_folder
 from ..shards import ShardWriter
-from . import LeakageReport, text_key
+from .report import LeakageReport
+from .scan import text_key
 
 KEY_COLUMNS = ["data_id", "method", "scenario", "question", "context", "split"]
 
