@@ -8,8 +8,10 @@ CSV files, as real benchmarks do.
 
     python scripts/bench_leakage.py [--work /tmp/leakbench] [--jobs 2]
 
-Each check is timed reading the corpus in ``--jobs`` processes; its memory
-(peak RSS and Python heap) is measured in a second run in one process.
+Each check is timed reading the corpus in ``--jobs`` processes, with the peak
+RSS of the main process and of the largest worker; the Python heap's peak is
+measured in a second run in one process (tracing allocations inflates that
+run's RSS, so it is not read).
 
 The first benchmark holds 480 look-alike items (statistical questions in the
 corpus's vocabulary, each with its own random dataset) and 20 planted copies
@@ -51,18 +53,22 @@ FORMS = ["Is there a significant difference in mean {s} between {g}?",
 
 CHILD = """
 import json, resource, sys, time, tracemalloc
+from joblib.externals.loky import get_reusable_executor
 from taskfactory.leakage import check_leakage
-if sys.argv[3] == "trace":
+trace = sys.argv[3] == "trace"
+if trace:
     tracemalloc.start()
 t = time.perf_counter()
-r = check_leakage(sys.argv[1], [sys.argv[2]], jobs=1 if sys.argv[3] == "trace" else int(sys.argv[4]))
-out = {"seconds": time.perf_counter() - t, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-       "tasks": r.tasks, "flagged": sorted(it.id for it in r.flagged)}
-if sys.argv[3] == "trace":
+r = check_leakage(sys.argv[1], [sys.argv[2]], jobs=1 if trace else int(sys.argv[4]))
+out = {"seconds": time.perf_counter() - t, "tasks": r.tasks, "flagged": sorted(it.id for it in r.flagged)}
+if trace:
     out["python_heap_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
+else:
+    get_reusable_executor().shutdown(wait=True)   # the workers ended, so that their peak is counted
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["worker_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print(json.dumps(out))
 """
-
 
 def make_bench(corpus: Path, path: Path, seed: int = 0) -> None:
     rnd = random.Random(seed)
@@ -152,15 +158,16 @@ def make_goal_bench(corpus: Path, folder: Path, seed: int = 0) -> Path:
 def _run(corpus: Path, bench: Path, jobs: int) -> dict:
     runs = [json.loads(subprocess.run([sys.executable, "-c", CHILD, str(corpus), str(bench), mode, str(jobs)],
                                       check=True, capture_output=True, text=True).stdout) for mode in ("time", "trace")]
-    return {**runs[0], "peak_rss_mb": runs[1]["peak_rss_mb"], "python_heap_peak_mb": runs[1]["python_heap_peak_mb"]}
+    return {**runs[0], "python_heap_peak_mb": runs[1]["python_heap_peak_mb"]}
 
 
 def _line(name: str, res: dict, items: int, jobs: int) -> str:
     planted = [f for f in res["flagged"] if f.startswith("planted")]
     false = [f for f in res["flagged"] if f.startswith("lookalike")]
     return (f"{name:<6} corpus {res['tasks']:>6} tasks vs {items} items: {res['seconds']:.1f} s in {jobs} "
-            f"process{'es' if jobs > 1 else ''}; in one process, peak RSS "
-            f"{res['peak_rss_mb']:.0f} MB, Python heap peak {res['python_heap_peak_mb']:.0f} MB; planted copies "
+            f"process{'es' if jobs > 1 else ''}, peak RSS {res['peak_rss_mb']:.0f} MB (largest worker "
+            f"{res['worker_peak_rss_mb']:.0f} MB); Python heap peak in one process "
+            f"{res['python_heap_peak_mb']:.0f} MB; planted copies "
             f"flagged {len(planted)}, look-alikes flagged {len(false)}")
 
 
@@ -181,7 +188,8 @@ def main(argv=None) -> int:
         results[size] = _run(corpus, bench, args.jobs)
         print(_line(size, results[size], 500, args.jobs) + " (of 20 and 480)")
     ratio = results["large"]["tasks"] / results["small"]["tasks"]
-    print(f"corpus {ratio:.1f}x larger: peak RSS x{results['large']['peak_rss_mb'] / results['small']['peak_rss_mb']:.2f}, "
+    peak = {size: max(res["peak_rss_mb"], res["worker_peak_rss_mb"]) for size, res in results.items()}
+    print(f"corpus {ratio:.1f}x larger: peak RSS x{peak['large'] / peak['small']:.2f}, "
           f"Python heap peak x{results['large']['python_heap_peak_mb'] / results['small']['python_heap_peak_mb']:.2f}")
     paper = work / "paper"
     if not (paper / "manifest.json").exists():
