@@ -592,8 +592,8 @@ from taskfactory.leakage.data import Rows, read_table
 from taskfactory.leakage.text import ngrams, tokens
 rows = Rows(read_table("arm,sbp\\na,120\\nb,135.55\\n"))
 toks = tokens("Is mean systolic blood pressure at 12 weeks different between the two treatment arms of the trial?")
-print(json.dumps([sorted(ngrams(toks, 8)), sorted(ngrams(toks, 13)), sorted(rows.hashes() | rows.hashes(1)),
-                  text_key({"context": "A trial.", "question": "Do the arms differ?"})]))
+print(json.dumps([sorted(ngrams(toks, 8)), sorted(ngrams(toks, 13)),
+                  sorted({*rows.hashes().tolist(), *rows.hashes(1).tolist()}), text_key({"context": "A trial.", "question": "Do the arms differ?"})]))
 """
 
 

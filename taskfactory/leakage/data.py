@@ -239,17 +239,24 @@ class Rows:
                     rows = np.concatenate([rows, rows[take]])
             yield rows, hashes
 
+    def pairs(self, places: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Every (row, hash) of the table over every selection of columns,
+        exact (``places`` None: one hash per row and selection, in row order
+        selection after selection) or rounded to ``places`` decimals."""
+        parts = list(self._variants(places))
+        return np.concatenate([r for r, _ in parts]), np.concatenate([h for _, h in parts])
+
     def per_row(self, places: int | None = None) -> list[frozenset[int]]:
         """Each row's hashes, exact (``places`` None) or rounded to ``places`` decimals."""
         out = [set() for _ in range(self.rows)]
-        for rows, hashes in self._variants(places):
-            for r, h in zip(rows.tolist(), hashes.tolist()):
-                out[r].add(h)
+        for r, h in zip(*(a.tolist() for a in self.pairs(places))):
+            out[r].add(h)
         return [frozenset(h) for h in out]
 
-    def hashes(self, places: int | None = None) -> set[int]:
-        """Every hash of every row, exact (``places`` None) or rounded to
-        ``places`` decimals (none where rounding changes no number: then they are the exact ones)."""
+    def hashes(self, places: int | None = None) -> np.ndarray:
+        """Every hash of every row, sorted and distinct, exact (``places``
+        None) or rounded to ``places`` decimals (none where rounding changes
+        no number: then they are the exact ones)."""
         if places is not None and not any(column.rounding_changes(places) for column in self.columns):
-            return set()
-        return set().union(*(hashes.tolist() for _, hashes in self._variants(places)))
+            return np.empty(0, dtype=_ROW_HASH)
+        return np.unique(self.pairs(places)[1])

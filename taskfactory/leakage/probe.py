@@ -6,15 +6,15 @@ fingerprints, built once and handed to every process that reads the corpus.
   of the whole), for the rarity-weighted containment;
 - each item's content words, and a MinHash-LSH index of them;
 - the distinct datasets (each fingerprinted once, however many items name it)
-  and an index from row hash to the dataset rows that have it.
+  and an index, in arrays, from row hash to the dataset rows that have it.
 """
 
 from __future__ import annotations
 
 import csv
-from collections import defaultdict
 from dataclasses import dataclass
 
+import numpy as np
 from datasketch import MinHashLSH
 
 from ..errors import BenchError, CorpusError
@@ -31,34 +31,6 @@ PAIR = 2
 WINDOW = 60
 
 
-@dataclass
-class BenchData:
-    """A benchmark dataset's distinct rows, each as its exact and its rounded
-    hashes (rounded to ``places`` decimals, the most its numbers carry; none
-    when that is 0 or above :data:`~.data.MAX_ROUNDED_DECIMALS`)."""
-
-    rows: list[tuple[frozenset, frozenset]]
-    places: int | None
-
-    @classmethod
-    def of(cls, item: Item) -> BenchData:
-        if not item.data_csv:
-            return cls([], None)
-        try:
-            table = read_table(item.data_csv)
-        except csv.Error as exc:
-            raise BenchError(f"{item.where}: item '{item.id}' has a dataset that is not readable CSV ({exc})") from None
-        rows = Rows(table)
-        places = rows.precision()
-        places = places if places is not None and 1 <= places <= MAX_ROUNDED_DECIMALS else None
-        rounded = rows.per_row(places) if places else [frozenset()] * rows.rows
-        distinct = dict(zip(rows.per_row(), rounded))
-        return cls(list(distinct.items()), places)
-
-    def fingerprint(self, exact: bool) -> str:
-        return "rows" if exact else f"rows rounded to {self.places} decimal{'s' if self.places > 1 else ''}"
-
-
 @dataclass(frozen=True)
 class DataMatch:
     """A benchmark dataset's rows found in one corpus dataset."""
@@ -69,59 +41,120 @@ class DataMatch:
     fingerprint: str
 
 
+def _distinct_pairs(keys: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (key, row) pairs, sorted by key."""
+    order = np.lexsort((rows, keys))
+    keys, rows = keys[order], rows[order]
+    new = np.ones(len(keys), dtype=bool)
+    new[1:] = (keys[1:] != keys[:-1]) | (rows[1:] != rows[:-1])
+    return keys[new], rows[new]
+
+
+def _fingerprint(item: Item) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int | None]:
+    """A benchmark dataset's distinct rows (rows whose exact hashes are all
+    alike count once) as (hash, distinct row, whether the hash is exact)
+    entries, the number of distinct rows and the decimals of the rounded
+    fingerprint: the most its numbers carry, None when that is 0, above
+    :data:`~.data.MAX_ROUNDED_DECIMALS` or not written plainly (its rounded
+    hashes are those that differ from the row's exact ones)."""
+    empty = np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64), np.empty(0, dtype=bool), 0, None
+    if not item.data_csv:
+        return empty
+    try:
+        table = read_table(item.data_csv)
+    except csv.Error as exc:
+        raise BenchError(f"{item.where}: item '{item.id}' has a dataset that is not readable CSV ({exc})") from None
+    rows = Rows(table)
+    if not rows.rows:
+        return empty
+    per_row = rows.pairs()[1].reshape(len(rows.selections), rows.rows).T   # a row's exact hash per selection
+    _, first, distinct = np.unique(per_row, axis=0, return_index=True, return_inverse=True)
+    distinct = distinct.reshape(-1)
+    exact = per_row[first]
+    keys, owners = _distinct_pairs(exact.reshape(-1), np.repeat(np.arange(len(first)), exact.shape[1]))
+    flags = np.ones(len(keys), dtype=bool)
+    places = rows.precision()
+    places = places if places is not None and 1 <= places <= MAX_ROUNDED_DECIMALS else None
+    if places:
+        row, hashes = rows.pairs(places)
+        owner = distinct[row]
+        other = ~(hashes[:, None] == exact[owner]).any(axis=1)
+        more, more_owners = _distinct_pairs(hashes[other], owner[other])
+        keys, owners = np.concatenate([keys, more]), np.concatenate([owners, more_owners])
+        flags = np.concatenate([flags, np.zeros(len(more), dtype=bool)])
+    return keys, owners, flags, len(first), places
+
+
+def _lookup(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The positions in the sorted ``keys`` of every key in ``wanted``."""
+    lo, hi = np.searchsorted(keys, wanted, "left"), np.searchsorted(keys, wanted, "right")
+    counts = hi - lo
+    starts = np.repeat(lo - (np.cumsum(counts) - counts), counts)
+    return starts + np.arange(counts.sum())
+
+
 class BenchDatasets:
-    """The benchmark's distinct datasets, the items that name each, and an
-    index from row hash to (dataset, row, whether the hash is exact)."""
+    """The benchmark's distinct datasets (each fingerprinted once, however
+    many items name it), the items that name each, and an index in arrays:
+    every row hash, sorted, with its dataset, its distinct row and whether it
+    is exact or rounded."""
 
     def __init__(self, items: list[Item]):
-        self.datasets: list[BenchData] = []
         self.of_item: list[int | None] = []
         self.items: list[list[int]] = []
+        self.rows: list[int] = []               # distinct rows per dataset
+        self.places: list[int | None] = []      # decimals of each dataset's rounded fingerprint
+        entries = []
         seen: dict = {}
         for i, item in enumerate(items):
             if item.data_csv is None:
                 self.of_item.append(None)
                 continue
-            if item.data_csv not in seen:
-                seen[item.data_csv] = len(self.datasets)
-                self.datasets.append(BenchData.of(item))
+            d = seen.setdefault(item.data_csv, len(self.items))
+            if d == len(self.items):
+                keys, owners, flags, rows, places = _fingerprint(item)
+                entries.append((keys, np.full(len(keys), d, dtype=np.int64), owners, flags))
                 self.items.append([])
-            self.of_item.append(seen[item.data_csv])
-            self.items[seen[item.data_csv]].append(i)
-        self.index = defaultdict(list)
-        for d, dataset in enumerate(self.datasets):
-            for r, (exact, rounded) in enumerate(dataset.rows):
-                for h in exact:
-                    self.index[h].append((d, r, True))
-                for h in rounded - exact:
-                    self.index[h].append((d, r, False))
-        self.places = sorted({d.places for d in self.datasets if d.places})
+                self.rows.append(rows)
+                self.places.append(places)
+            self.of_item.append(d)
+            self.items[d].append(i)
+        keys, self.dataset, self.row, self.exact = (np.concatenate([e[k] for e in entries]) if entries
+                                                    else np.empty(0, dtype=t)
+                                                    for k, t in enumerate((np.uint64, np.int64, np.int64, bool)))
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.dataset, self.row, self.exact = keys[order], self.dataset[order], self.row[order], \
+            self.exact[order]
+        self.rounded = sorted({p for p in self.places if p})   # the decimals a corpus dataset is rounded to
 
     def rows_of(self, item: int) -> int:
         d = self.of_item[item]
-        return 0 if d is None else len(self.datasets[d].rows)
+        return 0 if d is None else self.rows[d]
+
+    def fingerprint(self, dataset: int, exact: bool) -> str:
+        places = self.places[dataset]
+        return "rows" if exact else f"rows rounded to {places} decimal{'s' if places > 1 else ''}"
 
     def matches(self, rec: dict, thr: Thresholds) -> list[DataMatch]:
         """The benchmark datasets with rows in the corpus task ``rec``'s
         dataset, each with the rows found exactly, or also by the rounded
         fingerprint where the exact rows alone do not flag it and the rounded
         ones add some."""
-        found = defaultdict(lambda: (set(), set()))   # dataset: (rows found exactly, rows found either way)
         try:
             rows = Rows(read_table(rec["data_csv"], ","))
         except csv.Error as exc:
             raise CorpusError(f"task {rec['task_id']}: its data_csv is not readable CSV ({exc})") from None
-        for places in (None, *self.places):
-            for h in rows.hashes(places) & self.index.keys():
-                for d, r, exact in self.index[h]:
-                    if exact and places is None:
-                        found[d][0].add(r)
-                    found[d][1].add(r)
+        found = [(_lookup(self.keys, rows.hashes(places)), places is None) for places in (None, *self.rounded)]
+        at = np.concatenate([f for f, _ in found])
+        exact_hit = np.concatenate([self.exact[f] & exact for f, exact in found])
         out = []
-        for d, (exact, either) in found.items():
-            n = len(self.datasets[d].rows)
-            by_exact = thr.data_flags(len(exact) / n, len(exact), n) or len(exact) == len(either)
-            out.append(DataMatch(d, len(exact) if by_exact else len(either), n, self.datasets[d].fingerprint(by_exact)))
+        for d in np.unique(self.dataset[at]).tolist():
+            mine = self.dataset[at] == d
+            exact = np.unique(self.row[at[mine & exact_hit]]).size
+            either = np.unique(self.row[at[mine]]).size
+            n = self.rows[d]
+            by_exact_rows = thr.data_flags(exact / n, exact, n) or exact == either
+            out.append(DataMatch(d, exact if by_exact_rows else either, n, self.fingerprint(d, by_exact_rows)))
         return out
 
 

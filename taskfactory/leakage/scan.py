@@ -100,7 +100,7 @@ class Seen:
         if rec["data_id"] != self.last_data:
             self.last_data = rec["data_id"]
             self.datasets += 1
-            if probe.data.index and rec["data_csv"] is not None:
+            if len(probe.data.keys) and rec["data_csv"] is not None:
                 self._add_data(rec, probe, thr)
 
     def _add_ngrams(self, prompt: list[str], key: int, rec: dict, probe: Probe) -> None:
