@@ -4,7 +4,8 @@ fingerprints, built once and handed to every process that reads the corpus.
 - word 8- and 13-grams of each item's text;
 - the word 2-grams of each item's parts (question, context, both, and windows
   of the whole), for the rarity-weighted containment;
-- each item's content words, and a MinHash-LSH index of them;
+- each item's content words (of its whole text, and of its question and its
+  context alone), and a MinHash-LSH index of them;
 - the distinct datasets (each fingerprinted once, however many items name it)
   and an index, in arrays, from row hash to the dataset rows that have it.
 """
@@ -29,6 +30,9 @@ NGRAM_SIZES = (8, 13)
 PAIR = 2
 #: Containment scores windows of this many words of an item's whole text, half overlapping.
 WINDOW = 60
+#: The fewest content words of a whole text, and of a question or context alone, that MinHash compares.
+LEAST_WORDS = 3
+LEAST_PART_WORDS = 8
 
 
 @dataclass(frozen=True)
@@ -167,12 +171,24 @@ class Probe:
         self.all_grams = {n: set().union(*self.grams[n]) for n in NGRAM_SIZES}
         self.parts = [[ngrams(t, PAIR) for t in _parts(it)] for it in items]
         self.all_pairs = set().union(*(g for parts in self.parts for g in parts))
-        self.words = [content_set(t) for t in toks]
+        self.word_sets = [(i, words) for i, (item, whole) in enumerate(zip(items, toks))
+                          for words in word_sets(content_set(whole), item.question, item.context)]
         self.lsh = MinHashLSH(threshold=max(0.05, 0.8 * thr.jaccard), num_perm=NUM_PERM)
-        for i, words in enumerate(self.words):
-            if len(words) >= 3:
-                self.lsh.insert(str(i), minhash(words))
+        for k, (_, words) in enumerate(self.word_sets):
+            self.lsh.insert(str(k), minhash(words))
         self.data = BenchDatasets(items)
+
+
+def word_sets(whole: frozenset, question: str, context: str) -> list[frozenset]:
+    """The content-word sets MinHash compares a text by: the whole (at least
+    :data:`LEAST_WORDS` words) and, where it has both, its question and its
+    context alone (at least :data:`LEAST_PART_WORDS` each), the granularities
+    a copy has: a benchmark may copy a question without its context."""
+    sets = [whole] if len(whole) >= LEAST_WORDS else []
+    if question.strip() and context.strip():
+        sets += [part for part in (content_set(tokens(question)), content_set(tokens(context)))
+                 if len(part) >= LEAST_PART_WORDS and part != whole]
+    return sets
 
 
 def _parts(item: Item) -> list[list[str]]:

@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from ..corpus import Shard, check_shards, row_group_rows, shard_records
-from .probe import NGRAM_SIZES, PAIR, Probe
+from .probe import NGRAM_SIZES, PAIR, Probe, word_sets
 from .report import Thresholds
 from .text import content_set, jaccard, minhash, ngrams, stable_hash, tokens
 
@@ -115,12 +115,13 @@ class Seen:
     def _add_text(self, key: int, rec: dict, probe: Probe, thr: Thresholds) -> None:
         text = corpus_text(rec)
         self.texts[key] = CorpusText(text, rec["task_id"], (rec["method"], rec["scenario"]))
-        words = content_set(tokens(text))
-        for cand in probe.lsh.query(minhash(words)) if words else ():
-            j = jaccard(words, probe.words[int(cand)])
-            _better(self.jaccard, int(cand), (j,), (rec["task_id"],))
-            if j >= thr.jaccard:
-                self.flagged_texts.add(key)
+        for words in word_sets(content_set(tokens(text)), rec["question"], rec["context"]):
+            for cand in probe.lsh.query(minhash(words)):
+                item, theirs = probe.word_sets[int(cand)]
+                j = jaccard(words, theirs)
+                _better(self.jaccard, item, (j,), (rec["task_id"],))
+                if j >= thr.jaccard:
+                    self.flagged_texts.add(key)
 
     def _add_data(self, rec: dict, probe: Probe, thr: Thresholds) -> None:
         for match in probe.data.matches(rec, thr):
