@@ -177,15 +177,51 @@ def _check_clipping(clipped: dict, rows: int) -> None:
                             "and were clipped")
 
 
-def _spoiled_counts(columns: dict, family, scen) -> tuple[int, int]:
+def _spoiled_counts(columns: dict, family, roles: dict, ranges: dict) -> tuple[int, int]:
     """Blank cells in the test's columns, and out-of-range values anywhere
     (``columns``: the released columns by name, :func:`read_csv_columns`)."""
-    blank = sum(int(pd.isna(columns[name]).sum()) for name in family.role_columns(scen.roles))
+    blank = sum(int(pd.isna(columns[name]).sum()) for name in family.role_columns(roles))
     impossible = 0
-    for name, (lo, hi) in scen.ranges().items():
+    for name, (lo, hi) in ranges.items():
         col = columns[name]
         impossible += int(np.count_nonzero((col < lo) | (col > hi)))
     return blank, impossible
+
+
+@dataclass
+class Judged:
+    """A released CSV analysed as every gold is: its blank and impossible
+    cells counted, the canonical handling applied (``data``), the canonical,
+    naive and accepted tests run, and the canonical test again with the
+    impossible values kept (``kept``; None where there are none, or where
+    keeping them breaks the test)."""
+
+    data: pd.DataFrame
+    gold: TestResult
+    naive: TestResult | None
+    accepted: tuple[TestResult, ...]
+    kept: TestResult | None
+    n_blank_cells: int
+    n_impossible_values: int
+
+
+def judge(family, cond: Condition, csv_text: str, ranges: dict) -> Judged:
+    """Analyse the released ``csv_text`` of ``cond`` with the plausible ``ranges``
+    (a :class:`DataError` where its data cannot give a reliable gold)."""
+    columns = read_csv_columns(csv_text, list(dict.fromkeys([*family.role_columns(cond.roles), *ranges])))
+    blank, impossible = _spoiled_counts(columns, family, cond.roles, ranges)
+    data = prepare(family, columns, cond.roles, ranges)
+    gold = run_test(family, cond, data, prepared=True)
+    naive = run_test(family, cond, data, which="naive", prepared=True) if family.naive_method else None
+    accepted = tuple(run_test(family, cond, data, which=alt, prepared=True) for alt in family.accepted)
+    kept = None
+    if impossible:
+        try:
+            kept = run_test(family, cond, prepare(family, columns, cond.roles), prepared=True)
+        except DataError:
+            kept = None  # keeping the impossible values breaks the test itself
+    return Judged(data=data, gold=gold, naive=naive, accepted=accepted, kept=kept, n_blank_cells=blank,
+                  n_impossible_values=impossible)
 
 
 def release(grid: Grid, c: Coord) -> Dataset | Rejected:
@@ -207,24 +243,13 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
                 _check_clipping(kit.clipped_counts(drawn, cond.columns), n_rows)
                 csv_text = kit.to_csv_text(kit.release_table(drawn, cond, rng), cond.columns)
                 ranges = scen.ranges()
-                columns = read_csv_columns(csv_text, list(dict.fromkeys([*family.role_columns(cond.roles), *ranges])))
-                blank, impossible = _spoiled_counts(columns, family, scen)
-                data = prepare(family, columns, cond.roles, ranges)
-                gold = run_test(family, cond, data, prepared=True)
-                naive = run_test(family, cond, data, which="naive", prepared=True) if family.naive_method else None
-                accepted = tuple(run_test(family, cond, data, which=alt, prepared=True) for alt in family.accepted)
-                kept = None
-                if impossible:
-                    try:
-                        kept = run_test(family, cond, prepare(family, columns, cond.roles), prepared=True)
-                    except DataError:
-                        kept = None  # keeping the impossible values breaks the test itself
+                judged = judge(family, cond, csv_text, ranges)
             return Dataset(data_id=data_id, attempt=attempt, condition=cond, stream=data_stream, csv_text=csv_text,
-                           n_rows=n_rows, gold=gold, naive=naive, kept=kept, n_blank_cells=blank,
-                           n_impossible_values=impossible,
+                           n_rows=n_rows, gold=judged.gold, naive=judged.naive, kept=judged.kept,
+                           n_blank_cells=judged.n_blank_cells, n_impossible_values=judged.n_impossible_values,
                            reference_r=reference_r(family, cond.roles, ranges, cond.data_filename),
                            reference_py=reference_py(family, cond.roles, ranges, cond.data_filename),
-                           hints=tuple(family.hints(cond, data)), accepted=accepted,
+                           hints=tuple(family.hints(cond, judged.data)), accepted=judged.accepted,
                            script_behaviour=render_behaviour(family.generate, cond.literal(), grid.seed, data_stream))
         except data_problems(family) as exc:
             reasons.append(f"attempt {attempt}: {type(exc).__name__}: {exc}")
@@ -254,13 +279,7 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
     prompt = render_prompt(style=c.prompt_style, context=context, question=question, dictionary=dictionary,
                            data_filename=data_filename, n_rows=ds.n_rows, alpha=grid.alpha, hints=hints,
                            answer_block=family.answer.block)
-    gold, naive, kept = ds.gold, ds.naive, ds.kept
-    gold_struct = family.answer.gold(**ds.answer) if gold is None else family.gold(gold, grid.alpha)
-    decision = gold_struct["decision"]
-    naive_decision = naive.decision(grid.alpha) if naive else None
-    kept_decision = kept.decision(grid.alpha) if kept else None
-    trap_kinds = [kind for kind, other in (("naive_method", naive_decision), ("impossible_values", kept_decision))
-                  if other is not None and other != decision]
+    outcome = outcome_fields(family, ds, grid.alpha)
     meta = {"task_id": task_id, "data_id": data_id, "method": c.method, "scenario": scen.id, "title": scen.title,
             "factory_version": __version__}
     return {
@@ -290,6 +309,28 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "data_sha256": None if ds.csv_text is None else hashlib.sha256(ds.csv_text.encode("utf-8")).hexdigest(),
         "roles": stored_roles(cond.roles),
         "dgp_params": stored_params(cond.params),
+        **outcome,
+        "reference_r": ds.reference_r,
+        "reference_py": ds.reference_py,
+        "script": None if ds.script_behaviour is None else render_script(task_id, meta, ds.script_behaviour),
+        "factory_version": __version__,
+        "grid_name": grid.name,
+        "grid_sha256": grid.sha256,
+        "split": c.split,
+    }
+
+
+def outcome_fields(family, ds: Dataset, alpha: float) -> dict:
+    """The fields of a task's record that its dataset's analysis fixes: the
+    gold answer, the accepted, naive and kept-impossible tests, and the trap."""
+    gold, naive, kept = ds.gold, ds.naive, ds.kept
+    gold_struct = family.answer.gold(**ds.answer) if gold is None else family.gold(gold, alpha)
+    decision = gold_struct["decision"]
+    naive_decision = naive.decision(alpha) if naive else None
+    kept_decision = kept.decision(alpha) if kept else None
+    trap_kinds = [kind for kind, other in (("naive_method", naive_decision), ("impossible_values", kept_decision))
+                  if other is not None and other != decision]
+    return {
         "answer_kind": family.answer.kind,
         "gold": gold_struct,
         "gold_method": family.canonical if gold is None else gold.method,
@@ -302,8 +343,8 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "gold_z": None if gold_struct["p_value"] is None else z_of_p(gold_struct["p_value"]),
         "gold_decision": decision,
         "accepted": [{"method": alt.method, "r_call": alt.call, "p_value": res.pvalue,
-                      "decision": res.decision(grid.alpha)} for alt, res in zip(family.accepted, ds.accepted)],
-        "alpha": grid.alpha,
+                      "decision": res.decision(alpha)} for alt, res in zip(family.accepted, ds.accepted)],
+        "alpha": alpha,
         "n_analysed": None if gold is None else gold.n,
         "naive_method": naive.method if naive else None,
         "naive_p": naive.pvalue if naive else None,
@@ -312,13 +353,6 @@ def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
         "kept_impossible_decision": kept_decision,
         "trap": bool(trap_kinds),
         "trap_kinds": trap_kinds,
-        "reference_r": ds.reference_r,
-        "reference_py": ds.reference_py,
-        "script": None if ds.script_behaviour is None else render_script(task_id, meta, ds.script_behaviour),
-        "factory_version": __version__,
-        "grid_name": grid.name,
-        "grid_sha256": grid.sha256,
-        "split": c.split,
     }
 
 
