@@ -141,23 +141,20 @@ def run_test(family, condition, data: pd.DataFrame, ranges: dict | None = None,
     return res
 
 
-def _check_arguments(family, data, roles, alpha) -> None:
-    """Refuse arguments :func:`analyse` cannot use, naming what is wrong."""
-    if not isinstance(data, pd.DataFrame):
-        raise InputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+def complete_roles(family, roles) -> dict:
+    """``roles`` checked against ``family``'s, with R's default for a role
+    left out where R's call has one (a list of columns, such as a model's
+    covariates: none); :class:`InputError` naming a role that is missing,
+    unknown, or of the wrong kind or outside its domain."""
     if not isinstance(roles, dict):
         raise InputError(f"roles must be a mapping of role to column, got {type(roles).__name__}")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InputError(f"alpha ({alpha!r}) must be a number between 0 and 1")
+    roles = {**{r: [] for r, kind in family.roles.items() if kind == "columns"}, **roles}
     lacking = [r for r in family.roles if r not in roles]
     if lacking:
         raise InputError(f"roles lack '{lacking[0]}'; {family.name} needs {', '.join(family.roles)}")
     unknown = sorted(set(map(str, roles)) - set(family.roles))
     if unknown:
         raise InputError(f"unknown role '{unknown[0]}' for {family.name}; allowed: {', '.join(family.roles)}")
-    duplicated = data.columns[data.columns.duplicated()]
-    if len(duplicated):
-        raise DataError(f"data has the column '{duplicated[0]}' more than once")
     for role, kind in family.roles.items():
         value = roles[role]
         if kind == "value":
@@ -176,6 +173,18 @@ def _check_arguments(family, data, roles, alpha) -> None:
                 raise InputError(f"role '{role}' must be a list of distinct column names (possibly empty), got {value!r}")
         elif not isinstance(value, str):
             raise InputError(f"role '{role}' must be a column name, got {value!r}")
+    return roles
+
+
+def _check_arguments(family, data, alpha) -> None:
+    """Refuse arguments :func:`analyse` cannot use, naming what is wrong."""
+    if not isinstance(data, pd.DataFrame):
+        raise InputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise InputError(f"alpha ({alpha!r}) must be a number between 0 and 1")
+    duplicated = data.columns[data.columns.duplicated()]
+    if len(duplicated):
+        raise DataError(f"data has the column '{duplicated[0]}' more than once")
 
 
 def _is_missing(value) -> bool:
@@ -290,7 +299,8 @@ def analyse(method: str, data: pd.DataFrame, roles: dict, alpha: float = 0.05, r
     ``roles`` maps the family's roles (see ``taskfactory methods``) to column
     names or reference values, e.g. ``{"outcome": "sbp", "group": "arm"}``;
     a reference value must lie in its domain (``p0`` of ``binomial_exact``
-    strictly between 0 and 1). ``ranges`` optionally maps columns to their
+    strictly between 0 and 1); a list of columns left out (a model's
+    covariates) is empty, as in R's call without them. ``ranges`` optionally maps columns to their
     plausible ``(low, high)``; values outside become missing. Rows with a
     missing cell in the test's columns are then dropped. Example::
 
@@ -321,7 +331,8 @@ def analyse(method: str, data: pd.DataFrame, roles: dict, alpha: float = 0.05, r
         what = "asks a question without a dataset" if known else "is not a method"
         raise InputError(f"{method!r} {what}; analyse takes {', '.join(analysable)}")
     family = get_family(method)
-    _check_arguments(family, data, roles, alpha)
+    _check_arguments(family, data, alpha)
+    roles = complete_roles(family, roles)
     data = _role_cells(family, data, roles)
     if ranges is not None:
         _check_ranges(data, ranges)

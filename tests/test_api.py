@@ -22,6 +22,26 @@ def test_analyse_names_a_missing_role_and_an_unknown_one():
     assert str(err.value) == "unknown role 'mu0' for welch_t; allowed: outcome, group"
 
 
+OVARIAN = pd.DataFrame({
+    "futime": [59, 115, 156, 421, 431, 448, 464, 475, 477, 563, 638, 744, 769, 770, 803, 855, 1040, 1106, 1129, 1206,
+               1227, 268, 329, 353, 365, 377],
+    "fustat": [1, 1, 1, 0, 1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0],
+    "rx": list("aaabaabbabab" "bbaaaabbbaabbb")})
+
+
+def test_a_list_of_columns_left_out_is_none_as_in_rs_call_without_it():
+    """survival's ovarian data, rx as a and b:
+    > survdiff(Surv(futime, fustat) ~ rx, data = d)$pvalue
+    [1] 0.30259111698909524
+    > summary(coxph(Surv(futime, fustat) ~ rx, data = d))$coefficients[1, 5]
+    [1] 0.30963044880655261
+    """
+    roles = {"time": "futime", "event": "fustat", "group": "rx"}
+    assert tf.analyse("log_rank", OVARIAN, roles).pvalue == pytest.approx(0.30259111698909524, rel=1e-12)
+    assert tf.analyse("cox_ph", OVARIAN, roles).pvalue == pytest.approx(0.30963044880655261, rel=1e-12)
+    assert tf.analyse("cox_ph", OVARIAN, roles).pvalue == tf.analyse("cox_ph", OVARIAN, {**roles, "covariates": []}).pvalue
+
+
 def test_analyse_names_a_missing_column():
     with pytest.raises(tf.TaskFactoryError) as err:
         tf.analyse("welch_t", DATA, {"outcome": "y", "group": "arm"})
