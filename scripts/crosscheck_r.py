@@ -3,8 +3,8 @@
 
 For each sampled task the CSV is written to a scratch folder and R (one Rscript
 process for the whole sample) reads it with ``read.csv(na.strings = "")``, sets
-every numeric value outside the plausible range of the task's data dictionary
-to NA, keeps complete cases on the test's columns, and runs the family's
+every numeric value outside the plausible range of the task's scenario (of its
+item, in a corpus of real data) to NA, keeps complete cases on the test's columns, and runs the family's
 canonical R call and the R call of every accepted alternative the record lists.
 For a closed-form task (no dataset) R runs the record's reference solution,
 which prints the answer block; its answer must equal the gold (numbers within
@@ -29,11 +29,12 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from taskfactory.corpus import iter_records
+from taskfactory.corpus import ORIGIN_REAL, iter_records, load_manifest
 from taskfactory.errors import TaskFactoryError
 from taskfactory.reference import closed_reference, fill, handling_r
 from taskfactory.registry import families, get_family
 from taskfactory.catalogue import get_scenario
+from taskfactory.real import checked_design
 from taskfactory.result import z_of_p
 from taskfactory.shards import drawn_params
 from taskfactory.reward import Invalid, parse_answer
@@ -112,14 +113,24 @@ def checks(task: dict) -> list[tuple[str, str, str, str, float]]:
     return out
 
 
-def r_block(task: dict, csv_path: Path, check_id: str, r_code: str, r_pvalue: str) -> str:
-    """R code computing one p-value of the task on its CSV, after the
-    canonical handling taken from taskfactory's family and scenario."""
-    family = get_family(task["method"])
+def design(task: dict, spec: dict | None) -> tuple[dict, dict]:
+    """The roles and plausible ranges of a task: its scenario's, or for a
+    corpus of real data (``spec``, its manifest's) its item's, the names
+    checked as the import checks them."""
+    if spec is not None:
+        return checked_design(spec, task["scenario"])
     scen = get_scenario(task["method"], task["scenario"])
+    return scen.roles, scen.ranges()
+
+
+def r_block(task: dict, spec: dict | None, csv_path: Path, check_id: str, r_code: str, r_pvalue: str) -> str:
+    """R code computing one p-value of the task on its CSV, after the
+    canonical handling taken from taskfactory's family and the task's design."""
+    family = get_family(task["method"])
+    roles, ranges = design(task, spec)
     lines = [f"d <- read.csv({r_string(str(csv_path))}, na.strings = \"\")"]
-    lines += handling_r(family, scen.roles, scen.ranges())
-    lines.append(fill(r_code, scen.roles, "r"))
+    lines += handling_r(family, roles, ranges)
+    lines.append(fill(r_code, roles, "r"))
     lines.append(f"p <- {r_pvalue}")
     body = "\n    ".join(lines)
     tid = r_string(check_id)
@@ -128,7 +139,7 @@ def r_block(task: dict, csv_path: Path, check_id: str, r_code: str, r_pvalue: st
             f"conditionMessage(e)), \"\\n\", file = out, append = TRUE))\n")
 
 
-def run_r(tasks: list[dict], workdir: Path) -> dict[str, str]:
+def run_r(tasks: list[dict], spec: dict | None, workdir: Path) -> dict[str, str]:
     out_file = workdir / "r_pvalues.txt"
     parts = [f"out <- {r_string(str(out_file))}", "invisible(file.create(out))"]
     for i, task in enumerate(tasks):
@@ -142,7 +153,7 @@ def run_r(tasks: list[dict], workdir: Path) -> dict[str, str]:
         csv_path = workdir / f"{i:05d}.csv"
         csv_path.write_text(task["data_csv"], encoding="utf-8")
         for check_id, _, r_code, r_pvalue, _ in checks(task):
-            parts.append(r_block(task, csv_path, check_id, r_code, r_pvalue))
+            parts.append(r_block(task, spec, csv_path, check_id, r_code, r_pvalue))
     script = workdir / "crosscheck.R"
     script.write_text("\n".join(parts), encoding="utf-8")
     proc = subprocess.run(["Rscript", "--vanilla", str(script)], capture_output=True, text=True,
@@ -185,12 +196,14 @@ def main(argv=None) -> int:
     if bad:
         return 1
     try:
+        manifest = load_manifest(args.corpus)
+        spec = manifest["grid"] if manifest.get("origin") == ORIGIN_REAL else None
         tasks = sample_tasks(args.corpus, args.per_method, args.seed)
+        with tempfile.TemporaryDirectory(prefix="crosscheck-") as tmp:
+            r_out = run_r(tasks, spec, Path(tmp))
     except TaskFactoryError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix="crosscheck-") as tmp:
-        r_out = run_r(tasks, Path(tmp))
     rows, table = [], defaultdict(lambda: {"tasks": 0, "worst": 0.0, "failed": 0})
     for t in tasks:
         error = closed_answer_error(t, r_out.get(t["task_id"], "ERROR no output"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import yaml
 
+from .corpus import ORIGIN_REAL
 from .shards import fields, schema
 
 #: The license the card declares for a corpus: the one taskfactory is under.
@@ -46,6 +47,38 @@ def _leakage_lines(manifest: dict) -> list[str]:
             f"{f['dropped_datasets']} dataset(s) dropped (see `leakage_report.json`).", ""]
 
 
+def _synthetic_intro(manifest: dict) -> list[str]:
+    grid = manifest["grid"]
+    return [
+        "Synthetic hypothesis-testing tasks for training and evaluating data-analysis agents. Each row is one",
+        "task: a research question with its background, a data dictionary and a CSV dataset, and a hidden gold",
+        "answer (the canonical test, its p-value and the decision at alpha) computed on the CSV exactly as",
+        "released and checked against R's reference implementation. Each row also carries the tempting wrong",
+        "test (`naive_*`, `trap`), R and Python reference solutions, and a standalone script that regenerates",
+        "the dataset byte for byte.",
+        "",
+        f"Built by taskfactory {manifest['factory_version']} from grid `{manifest['name']}` "
+        f"(sha256 `{manifest['grid_sha256'][:16]}`), seed {grid['seed']}, alpha {grid['alpha']:g}.",
+    ]
+
+
+def _real_intro(manifest: dict) -> list[str]:
+    items = manifest["grid"]["items"]
+    return [
+        "Hypothesis-testing tasks on real datasets, for evaluating data-analysis agents. Each row is one task:",
+        "a research question with its background, a data dictionary and the dataset as CSV, and a hidden gold",
+        "answer (the canonical test, its p-value and the decision at alpha) computed on the CSV exactly as",
+        "released and checked against R's reference implementation, with R and Python reference solutions.",
+        "The truth is unknown (`effect` is `real`), and there is no generating script.",
+        "",
+        f"Made by taskfactory {manifest['factory_version']} from the spec `{manifest['name']}` "
+        f"(sha256 `{manifest['grid_sha256'][:16]}`) of {len(items)} datasets:",
+        "",
+        *(f"- `{it['id']}` ({it['method']}): " + (f"{it['source']['citation']} Licence: {it['source']['licence']}."
+                                                  if it.get("source") else "no source given.") for it in items),
+    ]
+
+
 def render_card(manifest: dict) -> str:
     """The card of a corpus, from its manifest alone (so it is deterministic)."""
     counts = manifest["counts"]
@@ -68,7 +101,7 @@ def render_card(manifest: dict) -> str:
             "dataset_size": sum(split_bytes.values()),
         },
     }
-    grid = manifest["grid"]
+    real = manifest.get("origin") == ORIGIN_REAL
     lines = [
         "---",
         yaml.safe_dump(front, sort_keys=False).rstrip(),
@@ -76,15 +109,7 @@ def render_card(manifest: dict) -> str:
         "",
         f"# taskfactory corpus: {manifest['name']}",
         "",
-        "Synthetic hypothesis-testing tasks for training and evaluating data-analysis agents. Each row is one",
-        "task: a research question with its background, a data dictionary and a CSV dataset, and a hidden gold",
-        "answer (the canonical test, its p-value and the decision at alpha) computed on the CSV exactly as",
-        "released and checked against R's reference implementation. Each row also carries the tempting wrong",
-        "test (`naive_*`, `trap`), R and Python reference solutions, and a standalone script that regenerates",
-        "the dataset byte for byte.",
-        "",
-        f"Built by taskfactory {manifest['factory_version']} from grid `{manifest['name']}` "
-        f"(sha256 `{manifest['grid_sha256'][:16]}`), seed {grid['seed']}, alpha {grid['alpha']:g}.",
+        *(_real_intro(manifest) if real else _synthetic_intro(manifest)),
         "",
         "## Counts",
         "",
@@ -119,7 +144,8 @@ def render_card(manifest: dict) -> str:
         "DuckDB (`SELECT * FROM 'data/*.parquet'`) and polars (`pl.read_parquet('data/*.parquet')`) read the",
         "shards as they are. `manifest.json` lists every shard with its sha256.",
         "",
-        f"License: {LICENSE}, as taskfactory's; the data are synthetic.",
+        "License: the data's, as each source above states; the rest of each row is under "
+        f"{LICENSE}, as taskfactory." if real else f"License: {LICENSE}, as taskfactory's; the data are synthetic.",
         "",
         "## Columns",
         "",

@@ -478,13 +478,42 @@ def scenarios(method, as_json):
                             [(s.id, s.domain, f"{s.title}\n{s.question}\nroles: {json.dumps(s.roles)}") for s in scens]))
 
 
+@main.command(name="import")
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("-o", "--out", required=True, type=click.Path(), help="Folder to write the corpus into (new or empty).")
+@click.option("--json", "as_json", is_flag=True, help="Print the corpus's counts as JSON.")
+def import_(spec, out, as_json):
+    """Make a corpus of real-data tasks from a SPEC of datasets, questions and methods.
+
+    Each item of the SPEC (YAML, or JSONL of items; `taskfactory schema
+    import` prints its JSON Schema) names a CSV file beside it, the question,
+    the family whose canonical test answers it and the columns of its roles;
+    each becomes one task per prompt style with an R-exact gold, in the
+    corpus format `score`, `agent-eval`, `export`, `report`, `leakage` and
+    `verify` read.
+
+    Example:
+
+        taskfactory import examples/real/spec.yaml -o real/
+    """
+    from .real import import_spec
+
+    manifest = import_spec(spec, out)
+    counts = manifest["counts"]
+    if as_json:
+        click.echo(json.dumps(counts, indent=1))
+    else:
+        click.echo(f"wrote {out}: {counts['tasks']} tasks from {counts['datasets']} datasets "
+                   f"({', '.join(f'{s} {n}' for s, n in counts['by_split'].items())})")
+
+
 @main.command()
 @click.argument("kind", type=click.Choice(SCHEMA_KINDS))
 @click.option("-o", "--out", type=click.Path(),
               help="Write the schema to this file instead (new, or a schema written before).")
 @click.option("--overwrite", is_flag=True, help="Let -o replace a file that is not a schema this command wrote.")
 def schema(kind, out, overwrite):
-    """Print the JSON Schema of a grid or scenario file, for editors.
+    """Print the JSON Schema of a grid, scenario or real-data spec file, for editors.
 
     A YAML file whose first line is `# yaml-language-server:
     $schema=grid.schema.json` is then checked as it is typed (VS Code's YAML

@@ -73,6 +73,10 @@ PART_NAME = re.compile(r"^(train|test)-\d{5}-of-\d{5}-part-\d{5}\.parquet$")
 ATTEMPT_NAME = re.compile(r"^(?P<name>.+)\.\d{1,10}-[0-9a-f]{8}\.partial$")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 SPLITS = ("train", "test")
+#: What a corpus was made from (``manifest.json``'s ``origin``; a grid when it has none):
+#: a grid, or a spec of real datasets (:mod:`taskfactory.real`), which ``grid`` then holds.
+ORIGIN_GRID, ORIGIN_REAL = "grid", "real"
+ORIGINS = (ORIGIN_GRID, ORIGIN_REAL)
 
 
 def is_task_id(value) -> bool:
@@ -149,6 +153,8 @@ def check_manifest(manifest, where: str) -> dict:
                       ("counts", dict), ("shards", list), ("files", list)):
         _require(isinstance(manifest.get(key), kind), where, f"'{key}' must be a {kind.__name__} "
                                                              f"(got {type(manifest.get(key)).__name__})")
+    _require(manifest.get("origin", ORIGIN_GRID) in ORIGINS, where,
+             f"'origin' {shown(manifest.get('origin'))} is not one of {', '.join(ORIGINS)}")
     seen = set()
     for i, entry in enumerate(manifest["shards"]):
         _check_file_entry(entry, f"{where}: shards[{i}]", lambda p: isinstance(p, str) and SHARD_PATH.fullmatch(p))

@@ -1,10 +1,11 @@
 """JSON Schema of the files a user writes, for editors.
 
-``taskfactory schema grid`` and ``taskfactory schema scenario`` print the
-JSON Schema of a grid file and of a scenario file, made from the pydantic
-models that validate them (:func:`taskfactory.grid.grid_model`,
-:func:`taskfactory.scenarios.scenario_file_model`), with a description of
-every key. An editor that reads JSON Schema (VS Code's YAML extension: a
+``taskfactory schema grid``, ``taskfactory schema scenario`` and
+``taskfactory schema import`` print the JSON Schema of a grid file, of a
+scenario file and of a real-data spec, made from the pydantic models that
+validate them (:func:`taskfactory.grid.grid_model`,
+:func:`taskfactory.scenarios.scenario_file_model`,
+:func:`taskfactory.real.spec_model`), with a description of every key. An editor that reads JSON Schema (VS Code's YAML extension: a
 first line ``# yaml-language-server: $schema=grid.schema.json``) then
 completes keys and flags mistakes as they are typed; what depends on the
 registered families (method names, scenario ids) only ``taskfactory plan``
@@ -19,18 +20,20 @@ from pathlib import Path
 from .errors import InputError
 from .folders import check_output_file, write_output_file
 
-KINDS = ("grid", "scenario")
+KINDS = ("grid", "scenario", "import")
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 #: The largest file :func:`is_schema_file` reads (a schema is about 15 kB).
 SCHEMA_MAX_BYTES = 1 << 20
 
 
 def json_schema(kind: str) -> dict:
-    """The JSON Schema of a ``kind`` file (``grid`` or ``scenario``)."""
+    """The JSON Schema of a ``kind`` file (``grid``, ``scenario`` or ``import``, a real-data spec)."""
     if kind == "grid":
         from .grid import grid_model as model
     elif kind == "scenario":
         from .scenarios import scenario_file_model as model
+    elif kind == "import":
+        from .real import spec_model as model
     else:
         raise InputError(f"unknown schema '{kind}'; allowed: {', '.join(KINDS)}")
     return {"$schema": DIALECT, **model().model_json_schema()}

@@ -41,6 +41,7 @@ from .sandbox import Limits, run_scripts
 from .shards import FIELDS, roles_of, schema
 from .scenarios import scenario_setting, use_scenario_setting
 from .script import behaviour
+from .real import item_of, item_records, spec_sha256, task_id
 from .task import Dataset, ids, record, release
 
 #: Tasks the command line re-derives when given neither ``--sample`` nor ``--all``.
@@ -68,6 +69,7 @@ class VerifyReport:
     tasks: int = 0
     records_ok: int = 0
     scripts_ok: int = 0
+    scripts_run: int = 0
     seconds: float = 0.0
     problems: list = field(default_factory=list)
 
@@ -82,6 +84,7 @@ class VerifyReport:
         """The report as plain data (what ``verify --json`` prints)."""
         return {"ok": self.ok, "shards": self.shards, "shards_ok": self.shards_ok, "tasks_total": self.total,
                 "tasks_checked": self.tasks, "records_ok": self.records_ok, "scripts_ok": self.scripts_ok,
+                "scripts_run": self.scripts_run,
                 "seconds": round(self.seconds, 3),
                 "tasks_per_second": round(self.tasks / self.seconds, 1) if self.seconds > 0 else 0.0,
                 "problems": [{"where": where, "what": what} for where, what in self.problems]}
@@ -180,6 +183,12 @@ def _check_completeness(root: Path, grid: Grid, manifest: dict, readable: list[t
         report.add("manifest.json", f"the grid makes {p.total} tasks; the shards hold {rows}, "
                                     f"{corpus.REJECTED} lists {rejected_rows} rejected"
                                     + (f" and {dropped} were dropped" if filtered else ""))
+    _check_counts_and_splits(manifest, readable, report)
+
+
+def _check_counts_and_splits(manifest: dict, readable: list[tuple[Path, int]], report: VerifyReport) -> None:
+    """The manifest's count of tasks is the shards' rows, and each row is in a shard of its own split."""
+    rows = sum(n for _, n in readable)
     if manifest["counts"].get("tasks") != rows:
         report.add("manifest.json", f"counts.tasks says {manifest['counts'].get('tasks')!r}; the shards hold {rows}")
     for file, _ in readable:
@@ -187,6 +196,31 @@ def _check_completeness(root: Path, grid: Grid, manifest: dict, readable: list[t
         for values in read_columns(file, ["split"]).column("split").unique().to_pylist():
             if values != split:
                 report.add(f"data/{file.name}", f"holds tasks of the {values!r} split")
+
+
+def _check_real_completeness(manifest: dict, readable: list[tuple[Path, int]], report: VerifyReport) -> bool:
+    """A corpus of real data holds one task per item and prompt style of the
+    spec its manifest keeps, and nothing else; False when the spec cannot be
+    read or does not match its sha256 (nothing can then be re-derived)."""
+    spec = manifest["grid"]
+    try:
+        items = [item_of(spec, it["id"]) for it in spec["items"]]
+        styles = list(spec["prompt_styles"])
+        want = {task_id(item, style) for item in items for style in styles}
+    except (KeyError, TypeError, AttributeError) as exc:
+        report.add("manifest.json", f"its spec cannot be read ({type(exc).__name__}: {exc})")
+        return False
+    if spec_sha256(spec) != manifest["grid_sha256"]:
+        report.add("manifest.json", "its spec does not match its grid_sha256")
+        return False
+    have = {tid for file, _ in readable for tid in read_columns(file, ["task_id"]).column("task_id").to_pylist()}
+    for what, ids in (("lacks the task", sorted(want - have)), ("holds the task", sorted(have - want))):
+        if ids:
+            report.add("manifest.json" if what.startswith("lacks") else ids[0],
+                       f"the corpus {what} {ids[0]}" + (f" and {len(ids) - 1} more" if len(ids) > 1 else "")
+                       + (" of its spec" if what.startswith("lacks") else ", which its spec does not make"))
+    _check_counts_and_splits(manifest, readable, report)
+    return True
 
 
 # --- re-deriving a record ----------------------------------------------------------
@@ -233,6 +267,38 @@ def _difference(name: str, stored, derived) -> str:
     return f"{name} {shown(stored, 40)} differs from the re-derived {shown(derived, 40)}"
 
 
+def _differences(stored: dict, derived: dict) -> list[str]:
+    """How a stored record differs from the re-derived one, field by field."""
+    return [_difference(name, stored.get(name), derived[name]) for name, *_ in FIELDS
+            if not _same(*_comparable(name, stored.get(name), derived[name]))]
+
+
+def _check_real_chunk(manifest: dict, tasks: list[dict]) -> tuple[list, int, int, int]:
+    """Re-derive and compare the records of ``tasks`` of a corpus of real data
+    from the spec in its ``manifest`` and the CSV in each record (there are no
+    scripts). Returns what :func:`_check_chunk` returns."""
+    problems, records_ok, derived = [], 0, []
+    spec = manifest["grid"]
+    for rec in tasks:
+        item = item_of(spec, rec["scenario"])
+        if item is None:
+            problems.append((rec["task_id"], f"its scenario {shown(rec['scenario'])} is no item of the corpus's spec"))
+        elif rec["data_sha256"] != item.csv_sha256 or rec["prompt_style"] not in spec["prompt_styles"]:
+            problems.append((rec["task_id"], "its data_csv or prompt_style is not what its spec item was imported "
+                                             "with"))
+        else:
+            try:
+                derived.append((rec, item_records(manifest["name"], manifest["grid_sha256"], item, rec["data_csv"],
+                                                  [rec["prompt_style"]])[0]))
+            except TaskFactoryError as exc:
+                problems.append((rec["task_id"], f"cannot be re-derived: {exc}"))
+    for rec, again in zip([r for r, _ in derived], as_stored([d for _, d in derived], schema())):
+        diffs = _differences(rec, again)
+        problems += [(rec["task_id"], d) for d in diffs]
+        records_ok += not diffs
+    return problems, records_ok, 0, 0, len(tasks)
+
+
 def as_stored(records: list[dict], stored: pa.Schema) -> list[dict]:
     """``records`` as a shard of schema ``stored`` gives them back: their
     nested fields with every key of their Arrow type (absent ones null)."""
@@ -243,7 +309,7 @@ def _check_chunk(grid_spec: dict, tasks: list[dict], limits: Limits,
                  scenarios: str | None = None) -> tuple[list, int, int, int]:
     """Re-derive and compare the records of ``tasks``, then run the scripts that
     match. Returns (problems, records that match in full, scripts that
-    reproduce, tasks checked). ``scenarios`` is the caller's scenario setting (see
+    reproduce, scripts run, tasks checked). ``scenarios`` is the caller's scenario setting (see
     :func:`~taskfactory.scenarios.scenario_setting`)."""
     use_scenario_setting(scenarios)
     grid = load_grid(grid_spec, source="manifest.json grid")
@@ -275,8 +341,7 @@ def _check_chunk(grid_spec: dict, tasks: list[dict], limits: Limits,
             problems.append((tid, outcome))
             continue
         derived = next(derived_records)
-        diffs = [_difference(name, rec.get(name), derived[name]) for name, *_ in FIELDS
-                 if not _same(*_comparable(name, rec.get(name), derived[name]))]
+        diffs = _differences(rec, derived)
         problems += [(tid, d) for d in diffs]
         records_ok += not diffs
         if rec.get("script") == derived["script"]:
@@ -297,7 +362,7 @@ def _check_chunk(grid_spec: dict, tasks: list[dict], limits: Limits,
                                   f"data_sha256 {want[:12]})"))
         else:
             scripts_ok += 1
-    return problems, records_ok, scripts_ok, len(tasks)
+    return problems, records_ok, scripts_ok, len(to_run), len(tasks)
 
 
 def chunk_size(tasks: int, jobs: int) -> int:
@@ -336,14 +401,72 @@ def _chunks(readable, chosen, bad_rows, report: VerifyReport, size: int = CHUNK)
         yield chunk
 
 
+def _check_origin(root: Path, manifest: dict, readable: list[tuple[Path, int]], report: VerifyReport) -> bool:
+    """The corpus holds what the grid or the real-data spec it was made from
+    makes; False when that cannot be loaded (no task can then be re-derived)."""
+    if manifest.get("origin") == corpus.ORIGIN_REAL:
+        return _check_real_completeness(manifest, readable, report)
+    try:
+        grid = load_grid(manifest["grid"], source="manifest.json grid")
+    except TaskFactoryError as exc:
+        report.add("manifest.json", f"its grid cannot be loaded: {exc}")
+        return False
+    if grid.sha256 != manifest["grid_sha256"]:
+        report.add("manifest.json", "its grid does not match its grid_sha256")
+        return False
+    _check_completeness(root, grid, manifest, readable, report)
+    return True
+
+
+def _rederive(manifest: dict, readable: list[tuple[Path, int]], bad_rows: set, report: VerifyReport,
+              sample: int | None, seed: int, jobs: int, limits: Limits, progress: bool) -> None:
+    """Re-derive ``sample`` tasks drawn with ``seed`` (every task when None),
+    ``jobs`` chunks at once, adding what differs to ``report``."""
+    from joblib import Parallel, delayed
+
+    total = report.total
+    chosen = set(random.Random(seed).sample(range(total), sample)) if sample is not None and sample < total \
+        else None
+    starts = [0]
+    for _, rows in readable:
+        starts.append(starts[-1] + rows)
+    bad = {starts[s] + row for s, row in bad_rows}
+    todo = total - len(bad) if chosen is None else len(chosen - bad)
+    size = chunk_size(todo, jobs)
+    chunks = _chunks(readable, chosen, bad_rows, report, size)
+    calls = (delayed(_check_real_chunk)(manifest, chunk) for chunk in chunks) \
+        if manifest.get("origin") == corpus.ORIGIN_REAL else \
+        (delayed(_check_chunk)(manifest["grid"], chunk, limits, scenario_setting()) for chunk in chunks)
+    # Processes (loky), not threads: re-deriving a record is Python work that holds the GIL, and
+    # release() turns warnings into errors with warnings.catch_warnings, which is process-wide, so
+    # threads would undo each other's filters. Chunks come back in order: the report lists the
+    # problems in the corpus's order.
+    runner = Parallel(n_jobs=jobs, backend="loky", return_as="generator", pre_dispatch="2*n_jobs") \
+        if jobs > 1 else (lambda cs: (fn(*a, **k) for fn, a, k in cs))
+    bar = None
+    if progress and todo:
+        from tqdm import tqdm
+
+        bar = tqdm(total=todo, unit="task", desc="verifying", file=sys.stderr, dynamic_ncols=True)
+    try:
+        for problems, records_ok, scripts_ok, scripts_run, done in runner(calls):
+            report.problems += problems
+            report.records_ok += records_ok
+            report.scripts_ok += scripts_ok
+            report.scripts_run += scripts_run
+            if bar is not None:
+                bar.update(done)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
 def verify(corpus_dir, sample: int | None = None, jobs: int = 1, seed: int = 0,
            limits: Limits = Limits(), progress: bool = False) -> VerifyReport:
     """Audit ``corpus_dir``: re-derive ``sample`` tasks drawn with ``seed``
     (every task when None; the file, id and completeness checks always cover
     every shard), ``jobs`` chunks of tasks at once; scripts run under
     ``limits``. ``progress`` shows a bar on stderr over the tasks re-derived."""
-    from joblib import Parallel, delayed
-
     start = time.perf_counter()
     check_path(corpus_dir, "corpus_dir")
     check_count(jobs, "jobs")
@@ -360,48 +483,8 @@ def verify(corpus_dir, sample: int | None = None, jobs: int = 1, seed: int = 0,
     if manifest["factory_version"] != __version__:
         report.add("manifest.json", f"the corpus was built by taskfactory {manifest['factory_version']}; this is "
                                     f"{__version__}, which re-derives only the tasks it builds itself")
-    else:
-        try:
-            grid = load_grid(manifest["grid"], source="manifest.json grid")
-        except TaskFactoryError as exc:
-            report.add("manifest.json", f"its grid cannot be loaded: {exc}")
-            grid = None
-        if grid is not None and grid.sha256 != manifest["grid_sha256"]:
-            report.add("manifest.json", "its grid does not match its grid_sha256")
-        elif grid is not None:
-            _check_completeness(root, grid, manifest, readable, report)
-            total = report.total
-            chosen = set(random.Random(seed).sample(range(total), sample)) if sample is not None and sample < total \
-                else None
-            starts = [0]
-            for _, rows in readable:
-                starts.append(starts[-1] + rows)
-            bad = {starts[s] + row for s, row in bad_rows}
-            todo = total - len(bad) if chosen is None else len(chosen - bad)
-            size = chunk_size(todo, jobs)
-            calls = (delayed(_check_chunk)(manifest["grid"], chunk, limits, scenario_setting())
-                     for chunk in _chunks(readable, chosen, bad_rows, report, size))
-            # Processes (loky), not threads: re-deriving a record is Python work that holds the GIL, and
-            # release() turns warnings into errors with warnings.catch_warnings, which is process-wide, so
-            # threads would undo each other's filters. Chunks come back in order: the report lists the
-            # problems in the corpus's order.
-            runner = Parallel(n_jobs=jobs, backend="loky", return_as="generator", pre_dispatch="2*n_jobs") \
-                if jobs > 1 else (lambda cs: (fn(*a, **k) for fn, a, k in cs))
-            bar = None
-            if progress and todo:
-                from tqdm import tqdm
-
-                bar = tqdm(total=todo, unit="task", desc="verifying", file=sys.stderr, dynamic_ncols=True)
-            try:
-                for problems, records_ok, scripts_ok, done in runner(calls):
-                    report.problems += problems
-                    report.records_ok += records_ok
-                    report.scripts_ok += scripts_ok
-                    if bar is not None:
-                        bar.update(done)
-            finally:
-                if bar is not None:
-                    bar.close()
+    elif _check_origin(root, manifest, readable, report):
+        _rederive(manifest, readable, bad_rows, report, sample, seed, jobs, limits, progress)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -409,8 +492,10 @@ def verify(corpus_dir, sample: int | None = None, jobs: int = 1, seed: int = 0,
 def format_report(report: VerifyReport) -> str:
     lines = [f"FAIL {where}: {what}" for where, what in report.problems]
     lines.append(f"shards: {report.shards} listed, {report.shards_ok} match manifest.json")
-    lines.append(f"tasks: {report.tasks} of {report.total} checked; every field re-derived in {report.records_ok}, "
-                 f"the script reproduces the CSV in {report.scripts_ok}")
+    scripts = (f"scripts reproduced the CSV: {report.scripts_ok} of {report.scripts_run} run" if report.scripts_run
+               else "no script to run")
+    lines.append(f"tasks: {report.tasks} of {report.total} checked; records re-derived in every field: "
+                 f"{report.records_ok} of {report.tasks}; {scripts}")
     verdict = "OK: every check passed" if report.ok else f"FAILED: {len(report.problems)} problem(s)"
     rate = report.tasks / report.seconds if report.seconds > 0 else 0.0
     lines.append(f"{verdict} ({report.tasks} tasks in {report.seconds:.1f} s, {rate:.1f} tasks/s)")

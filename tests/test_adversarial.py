@@ -12,7 +12,9 @@ them with the exit code and the exact one-line error each must give:
   a command (``command:``) run on it;
 - ``analyse/``: calls of :func:`taskfactory.analyse` with hostile arguments;
 - ``predictions/``: predictions files for ``score`` (``special: fifo`` makes a
-  FIFO, ``path:`` names a file outside the folder such as ``/dev/zero``).
+  FIFO, ``path:`` names a file outside the folder such as ``/dev/zero``);
+- ``specs/``: real-data specs for ``import`` (which must then have written
+  nothing), beside a copy of the data files in ``specs/data/``.
 
 In ``error`` and ``fails``, ``{file}`` is the hostile file's path as the
 command saw it, ``{dir}`` its folder, ``{corpus}`` the corpus folder and
@@ -317,3 +319,16 @@ def test_hostile_analyse_call(case):
         tf.analyse(case["method"], _frame(case), case["roles"], **kwargs)
     assert str(err.value) == case["error"]
     assert type(err.value).__name__ == case.get("type", "DataError")
+
+
+# --- real-data specs ---------------------------------------------------------------
+
+@pytest.mark.parametrize("case", cases("specs"), ids=case_id)
+def test_hostile_spec(case, tmp_path):
+    shutil.copytree(HERE / "specs" / "data", tmp_path / "data")
+    if "link" in case:
+        (tmp_path / "data" / case["link"]["name"]).symlink_to(case["link"]["to"])
+    path = materialise(case, tmp_path)
+    out = tmp_path / "corpus"
+    expect_error(invoke(["import", str(path), "-o", str(out)]), case, file=path, dir=tmp_path)
+    assert not out.exists()

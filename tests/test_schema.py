@@ -198,9 +198,9 @@ def test_schema_out_is_replaced_whole_or_left_as_it_was(tmp_path, monkeypatch):
 def test_unknown_schema_kind_is_exit_2():
     result = CliRunner().invoke(main, ["schema", "corpus"])
     assert result.exit_code == 2
-    assert result.output == ("error: main schema: Invalid value for '{grid|scenario}': 'corpus' is not one "
-                             "of 'grid', 'scenario' (see --help)\n")
-    with pytest.raises(InputError, match=r"^unknown schema 'corpus'; allowed: grid, scenario$"):
+    assert result.output == ("error: main schema: Invalid value for '{grid|scenario|import}': 'corpus' is not one "
+                             "of 'grid', 'scenario', 'import' (see --help)\n")
+    with pytest.raises(InputError, match=r"^unknown schema .corpus.; allowed: grid, scenario, import$"):
         json_schema("corpus")
 
 

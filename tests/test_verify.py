@@ -64,7 +64,7 @@ def test_a_fresh_build_verifies(pristine):
     assert code == 0, out
     assert out.splitlines()[-3:-1] == [
         "shards: 2 listed, 2 match manifest.json",
-        "tasks: 48 of 48 checked; every field re-derived in 48, the script reproduces the CSV in 48",
+        "tasks: 48 of 48 checked; records re-derived in every field: 48 of 48; scripts reproduced the CSV: 48 of 48 run",
     ]
     assert re.fullmatch(VERDICT.format("OK: every check passed", 48), out.splitlines()[-1]), out
 
@@ -81,7 +81,7 @@ def test_the_command_line_samples_default_sample_tasks(pristine, monkeypatch):
     assert code == 0, out
     assert out.splitlines() == [
         "shards: 2 listed, 2 match manifest.json",
-        "tasks: 3 of 48 checked; every field re-derived in 3, the script reproduces the CSV in 3",
+        "tasks: 3 of 48 checked; records re-derived in every field: 3 of 3; scripts reproduced the CSV: 3 of 3 run",
         out.splitlines()[-1],
     ]
     assert re.fullmatch(VERDICT.format("OK: every check passed", 3), out.splitlines()[-1]), out
@@ -91,7 +91,7 @@ def test_all_checks_every_task(pristine, monkeypatch):
     monkeypatch.setattr(VERIFY, "DEFAULT_SAMPLE", 3)
     code, out = verify(pristine, "--all", "--jobs", "2")
     assert code == 0, out
-    assert "tasks: 48 of 48 checked; every field re-derived in 48, the script reproduces the CSV in 48" in out
+    assert "tasks: 48 of 48 checked; records re-derived in every field: 48 of 48; scripts reproduced the CSV: 48 of 48 run" in out
     assert re.fullmatch(VERDICT.format("OK: every check passed", 48), out.splitlines()[-1]), out
 
 
@@ -118,10 +118,11 @@ def test_a_failed_verdict_gives_the_tasks_and_their_rate(corpus):
 def test_the_rate_is_checked_tasks_per_second():
     from taskfactory.verify import VerifyReport, format_report
 
-    report = VerifyReport(shards=4, shards_ok=4, total=500, tasks=400, records_ok=400, scripts_ok=400, seconds=12.3)
+    report = VerifyReport(shards=4, shards_ok=4, total=500, tasks=400, records_ok=400, scripts_ok=400, scripts_run=400,
+                          seconds=12.3)
     assert format_report(report).splitlines() == [
         "shards: 4 listed, 4 match manifest.json",
-        "tasks: 400 of 500 checked; every field re-derived in 400, the script reproduces the CSV in 400",
+        "tasks: 400 of 500 checked; records re-derived in every field: 400 of 400; scripts reproduced the CSV: 400 of 400 run",
         "OK: every check passed (400 tasks in 12.3 s, 32.5 tasks/s)",
     ]
     assert format_report(VerifyReport()).splitlines()[-1] == "OK: every check passed (0 tasks in 0.0 s, 0.0 tasks/s)"

@@ -1,0 +1,144 @@
+"""taskfactory import: real datasets, questions and methods in, tasks with R-exact golds out."""
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import jsonschema
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from click.testing import CliRunner
+
+import taskfactory as tf
+from taskfactory.cli import main
+from taskfactory.corpus import iter_records, sha256_file
+from taskfactory.errors import InputError
+from taskfactory.real import INFERRED, import_spec
+from taskfactory.schema import json_schema
+from taskfactory.shards import write_shard
+
+from test_api import OVARIAN
+
+GROUPS = Path(__file__).resolve().parent / "adversarial" / "specs" / "data" / "groups.csv"
+CLINIC = {"id": "clinic_sbp", "data": "data/groups.csv", "method": "welch_t", "roles": {"outcome": "sbp", "group": "arm"},
+          "context": "A clinic compared two treatments in 30 patients.",
+          "question": "Does systolic blood pressure differ between the arms?", "ranges": {"sbp": [70, 150]},
+          "data_dictionary": {"sbp": {"label": "Systolic blood pressure", "unit": "mmHg", "type": "numeric"},
+                              "arm": {"label": "Treatment arm", "type": "category", "levels": ["control", "treated"]}},
+          "source": {"citation": "Made for this test.", "licence": "CC0-1.0"}}
+OVARIAN_ITEM = {"id": "ovarian_rx", "data": "data/ovarian.csv", "method": "log_rank", "domain": "oncology",
+                "roles": {"time": "futime", "event": "fustat", "group": "rx"}, "split": "train",
+                "context": "A trial of two chemotherapy regimens in ovarian cancer followed 26 women.",
+                "question": "Does survival differ between the two regimens?"}
+
+
+def write_spec(folder: Path, items: list[dict], suffix: str = ".yaml") -> Path:
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(GROUPS, folder / "data" / "groups.csv")
+    OVARIAN.to_csv(folder / "data" / "ovarian.csv", index=False)
+    path = folder / f"spec{suffix}"
+    if suffix == ".jsonl":
+        path.write_text("".join(json.dumps(item) + "\n" for item in items))
+    else:
+        path.write_text(yaml.safe_dump({"name": "tiny", "items": items}, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    root = tmp_path_factory.mktemp("real")
+    spec = write_spec(root, [CLINIC, OVARIAN_ITEM])
+    result = CliRunner().invoke(main, ["import", str(spec), "-o", str(root / "corpus")])
+    assert result.exit_code == 0, result.output
+    assert result.output == f"wrote {root / 'corpus'}: 4 tasks from 2 datasets (test 2, train 2)\n"
+    return root / "corpus"
+
+
+def test_every_item_is_a_task_per_prompt_style_with_rs_gold(imported):
+    """R 4.2.2, the file as released, values outside [70, 150] set to NA, complete cases:
+    > t.test(sbp ~ arm, data = d)$p.value
+    [1] 0.59513750265940613
+    and survival's ovarian data (see test_api):
+    > survdiff(Surv(futime, fustat) ~ rx, data = d)$pvalue
+    [1] 0.30259111698909524
+    """
+    tasks = {(t["scenario"], t["prompt_style"]): t for t in iter_records(imported)}
+    assert sorted(tasks) == [("clinic_sbp", "basic"), ("clinic_sbp", "guided"), ("ovarian_rx", "basic"),
+                             ("ovarian_rx", "guided")]
+    clinic, ovarian = tasks["clinic_sbp", "basic"], tasks["ovarian_rx", "guided"]
+    assert clinic["gold_p"] == pytest.approx(0.59513750265940613, rel=1e-12)
+    assert ovarian["gold_p"] == pytest.approx(0.30259111698909524, rel=1e-12)
+    assert (clinic["n"], clinic["n_rows"], clinic["n_analysed"], clinic["n_impossible_values"]) == (30, 30, 27, 3)
+    assert clinic["kept_impossible_p"] is not None and clinic["naive_method"] == "Two Sample t-test"
+    assert [a["method"] for a in ovarian["accepted"]][0].startswith("Cox")
+    for task in tasks.values():
+        assert (task["effect"], task["script"], task["dgp_params"], task["grid_name"]) == ("real", None, [], "tiny")
+        assert math.isnan(task["effect_value"]) and task["data_csv"] == task["data_csv"].replace("\r", "")
+    assert clinic["split"] == "test" and ovarian["split"] == "train" and ovarian["domain"] == "oncology"
+    assert clinic["data_csv"] == GROUPS.read_text()
+    dictionary = {e["name"]: e for e in clinic["data_dictionary"]}
+    assert dictionary["sbp"]["range"] == [70.0, 150.0] and dictionary["sbp"]["unit"] == "mmHg"
+    assert dictionary["patient"]["label"] == INFERRED and dictionary["patient"]["type"] == "id"
+    assert "Hints about these data:" in tasks["clinic_sbp", "guided"]["prompt"]
+    assert clinic["prompt"].startswith(CLINIC["context"] + "\n\nResearch question: " + CLINIC["question"])
+
+
+def test_a_real_corpus_verifies_scores_and_cross_checks_as_a_built_one(imported):
+    report = tf.verify(imported)
+    assert report.ok and (report.tasks, report.records_ok, report.scripts_run) == (4, 4, 0), report.problems
+    scored = CliRunner().invoke(main, ["score", str(imported), "--baseline", "gold", "--json"])
+    assert json.loads(scored.output)["overall"]["mean_reward"] == 1.0
+    manifest = json.loads((imported / "manifest.json").read_text())
+    assert manifest["origin"] == "real" and [it["id"] for it in manifest["grid"]["items"]] == ["clinic_sbp", "ovarian_rx"]
+    assert manifest["grid"]["items"][0]["file_sha256"] == sha256_file(GROUPS)
+    card = (imported / "README.md").read_text()
+    assert "- `clinic_sbp` (welch_t): Made for this test. Licence: CC0-1.0." in card
+    assert "- `ovarian_rx` (log_rank): no source given." in card
+
+
+def test_verify_names_a_record_that_differs_from_its_spec(imported, tmp_path):
+    copy = tmp_path / "corpus"
+    shutil.copytree(imported, copy)
+    shard = sorted((copy / "data").glob("test-*.parquet"))[0]
+    rows = pq.read_table(shard).to_pylist()
+    rows[0]["question"] = "Is the new drug better?"
+    write_shard(shard, rows, {})
+    manifest = json.loads((copy / "manifest.json").read_text())
+    entry = next(e for e in manifest["shards"] if e["path"] == f"data/{shard.name}")
+    entry["sha256"], entry["bytes"] = sha256_file(shard), shard.stat().st_size
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    report = tf.verify(copy)
+    assert report.problems == [(rows[0]["task_id"], "question differs from the re-derived one (from character 0)")]
+
+
+def test_a_jsonl_spec_gives_the_yaml_specs_tasks(imported, tmp_path):
+    spec = write_spec(tmp_path, [CLINIC, OVARIAN_ITEM], ".jsonl")
+    manifest = import_spec(spec, tmp_path / "corpus")
+    assert manifest["name"] == "spec"   # a JSONL spec is named by its file
+    ids = sorted(t["task_id"] for t in iter_records(tmp_path / "corpus", columns=["task_id"]))
+    assert ids == sorted(t["task_id"] for t in iter_records(imported, columns=["task_id"]))
+
+
+def test_the_output_must_be_a_new_or_empty_folder(tmp_path):
+    spec = write_spec(tmp_path, [CLINIC])
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("mine")
+    with pytest.raises(InputError, match="the folder is not empty"):
+        import_spec(spec, tmp_path / "full")
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(InputError, match="a symbolic link"):
+        import_spec(spec, tmp_path / "link")
+    assert (tmp_path / "full" / "keep.txt").read_text() == "mine" and not (tmp_path / "elsewhere").exists()
+
+
+def test_the_spec_schema_describes_every_key_and_accepts_a_spec(tmp_path):
+    schema = json_schema("import")
+    assert schema["title"] == "taskfactory real-data spec"
+    items = schema["$defs"]["Item"]["properties"]
+    assert {"id", "data", "method", "roles", "context", "question", "ranges", "data_dictionary", "source"} <= set(items)
+    assert all(v.get("description") for v in items.values())
+    jsonschema.validate(yaml.safe_load(write_spec(tmp_path, [CLINIC, OVARIAN_ITEM]).read_text()), schema)
+    printed = CliRunner().invoke(main, ["schema", "import"])
+    assert json.loads(printed.output) == schema
