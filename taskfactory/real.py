@@ -65,6 +65,8 @@ MAX_SPEC_BYTES = 16 << 20
 MAX_DATA_BYTES = 64 << 20
 MAX_ITEMS = 10_000
 ID = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
+#: The name of a data file: the reference code reads the file by it.
+FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\.csv")
 #: A column a role or a range names: it enters the R and Python reference code as it is written.
 COLUMN = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 R_RESERVED = frozenset("if else repeat while function for next break TRUE FALSE NULL Inf NaN NA NA_integer_ "
@@ -239,6 +241,8 @@ def _data_file(folder: Path, name: str, where: str) -> bytes:
         raise SpecError(f"{where}: data '{name}' does not exist") from None
     if folder.resolve() not in resolved.parents:
         raise SpecError(f"{where}: data '{name}' lies outside the spec's folder")
+    if not FILE.fullmatch(relative.name):
+        raise SpecError(f"{where}: data '{name}' must name a .csv file of letters, digits, '_', '.' and '-'")
     if not resolved.is_file():
         raise SpecError(f"{where}: data '{name}' is not a file")
     if resolved.stat().st_size > MAX_DATA_BYTES:

@@ -82,8 +82,9 @@ def keys_at(model, loc: tuple) -> tuple:
     """The keys of the mapping at ``loc`` in a file ``model`` validates, in
     the order the model declares them."""
     for part in loc:
-        if isinstance(part, str):
-            model = _model_in(model.model_fields[part].annotation)
+        field = model.model_fields.get(part) if isinstance(part, str) else None
+        inner = None if field is None else _model_in(field.annotation)
+        model = inner or model   # a key of a mapping of models, or a field holding no model: the same model
     return tuple(model.model_fields)
 
 

@@ -328,6 +328,8 @@ def test_hostile_spec(case, tmp_path):
     shutil.copytree(HERE / "specs" / "data", tmp_path / "data")
     if "link" in case:
         (tmp_path / "data" / case["link"]["name"]).symlink_to(case["link"]["to"])
+    if "copy" in case:   # a well-formed data file under a hostile name
+        shutil.copyfile(tmp_path / "data" / "groups.csv", tmp_path / "data" / case["copy"])
     path = materialise(case, tmp_path)
     out = tmp_path / "corpus"
     expect_error(invoke(["import", str(path), "-o", str(out)]), case, file=path, dir=tmp_path)

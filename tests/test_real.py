@@ -15,6 +15,7 @@ import taskfactory as tf
 from taskfactory.cli import main
 from taskfactory.corpus import iter_records, sha256_file
 from taskfactory.errors import InputError
+from taskfactory.leakage import check_leakage
 from taskfactory.real import INFERRED, import_spec
 from taskfactory.schema import json_schema
 from taskfactory.shards import write_shard
@@ -142,3 +143,38 @@ def test_the_spec_schema_describes_every_key_and_accepts_a_spec(tmp_path):
     jsonschema.validate(yaml.safe_load(write_spec(tmp_path, [CLINIC, OVARIAN_ITEM]).read_text()), schema)
     printed = CliRunner().invoke(main, ["schema", "import"])
     assert json.loads(printed.output) == schema
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "real" / "spec.yaml"
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    out = tmp_path_factory.mktemp("examples") / "real"
+    import_spec(EXAMPLES, out)
+    return out
+
+
+def test_the_shipped_real_set_covers_every_family_with_data_and_verifies(shipped):
+    manifest = json.loads((shipped / "manifest.json").read_text())
+    items = manifest["grid"]["items"]
+    assert sorted({it["method"] for it in items}) == sorted(f.name for f in tf.families() if f.has_data)
+    assert all(it["source"]["citation"] and it["source"]["licence"] for it in items)
+    report = tf.verify(shipped)
+    assert report.ok and report.records_ok == report.tasks == 2 * len(items), report.problems
+
+
+def test_real_items_are_not_leakage_and_a_planted_copy_is(shipped, tmp_path):
+    """The shipped real tasks, read as a benchmark, share nothing with a built
+    corpus; a task of that corpus planted among them is caught."""
+    corpus = tmp_path / "built"
+    tf.build({"name": "leak", "seed": 8, "methods": ["welch_t", "log_rank"], "n": [200], "effects": ["medium"],
+              "perturbations": ["none"], "prompt_styles": ["basic"]}, corpus)
+    planted = next(iter_records(corpus, columns=["task_id", "question", "context", "data_csv"]))
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text("".join(json.dumps({"id": t["task_id"], "question": t["question"], "context": t["context"],
+                                         "data_csv": t["data_csv"]}) + "\n"
+                             for t in [*iter_records(shipped), {**planted, "task_id": "planted"}]))
+    report = check_leakage(corpus, [bench])
+    assert [it.id for it in report.flagged] == ["planted"]
+    assert report.flagged[0].flags == ["text-ngram", "text-containment", "text-minhash", "data-rows"]
