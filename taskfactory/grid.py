@@ -311,10 +311,12 @@ def held_out_scenarios(grid: Grid) -> dict:
     """The scenarios of each method held out for the test split.
 
     Scenarios are held out per question kind, so that sibling families (which
-    share the wording of a scenario) hold out the same ones: of the ``k``
-    scenarios the grid uses in a kind, ``max(1, round(test * k))`` (never all)
-    are held out, chosen by a hash of the split seed, kind and scenario. A
-    method keeps at least one scenario in train.
+    share the wording of a scenario) hold out the same ones, and kinds that
+    share a scenario (closed-form families asking about one story) are pooled,
+    so that a scenario falls on one side of the split whatever asks about it:
+    of the ``k`` scenarios the grid uses in a pool, ``max(1, round(test * k))``
+    (never all) are held out, chosen by a hash of the split seed, the pool's
+    kinds and the scenario. A method keeps at least one scenario in train.
     """
     if not grid.split:
         return {}
@@ -322,12 +324,13 @@ def held_out_scenarios(grid: Grid) -> dict:
     for method in grid.methods:
         by_kind.setdefault(get_family(method).question_kind, set()).update(grid.scenarios[method])
     held = {}
-    for kind, ids in by_kind.items():
+    for kinds, ids in _pools(by_kind):
         if len(ids) < 2:
             continue
         k = min(len(ids) - 1, max(1, round(grid.split["test"] * len(ids))))
-        ranked = sorted(ids, key=lambda s: hashlib.sha256(f"{grid.split['seed']}|{kind}|{s}".encode()).hexdigest())
-        held[kind] = ranked[:k]
+        key = "+".join(kinds)
+        ranked = sorted(ids, key=lambda s: hashlib.sha256(f"{grid.split['seed']}|{key}|{s}".encode()).hexdigest())
+        held.update({kind: ranked[:k] for kind in kinds})
     out = {}
     for method in grid.methods:
         ids = list(grid.scenarios[method])
@@ -337,6 +340,17 @@ def held_out_scenarios(grid: Grid) -> dict:
         if chosen:
             out[method] = frozenset(chosen)
     return out
+
+
+def _pools(by_kind: dict[str, set]) -> list[tuple[list[str], set]]:
+    """The question kinds joined where they share a scenario: (the kinds,
+    sorted; their scenarios) of each pool, in the order of their first kind."""
+    pools: list[tuple[list[str], set]] = []
+    for kind, ids in by_kind.items():
+        joined = [pool for pool in pools if pool[1] & ids]
+        kinds, merged = sorted([kind, *(k for pool in joined for k in pool[0])]), set(ids).union(*(p[1] for p in joined))
+        pools = [pool for pool in pools if pool not in joined] + [(kinds, merged)]
+    return pools
 
 
 def _as_list(value):

@@ -113,6 +113,21 @@ def test_split_holds_out_whole_scenarios():
     assert {c.scenario for c in again.tasks("test")} == test
 
 
+def test_a_scenario_falls_on_one_side_of_the_split_whatever_asks_about_it():
+    """two_prop and two_prop_z (each its own kind) ask about the same stories, as
+    one_sample and paired do about one well: the kinds that share a scenario hold
+    out together, so its text is never in both splits."""
+    g = tf.load_grid({"seed": 1, "methods": ["two_prop", "two_prop_z", "one_sample_t", "paired_t"], "n": [60],
+                      "effects": ["null"], "split": {"test": 0.4, "seed": 7}})
+    sides: dict = {}
+    for c in g.tasks():
+        sides.setdefault(c.scenario, set()).add(c.split)
+    assert all(len(s) == 1 for s in sides.values()), sides
+    shared = {"vaccine_uptake_two_practices", "germination_two_lots", "subject_line_test", "defects_two_shifts",
+              "helmet_use_two_cities"}
+    assert {s for s, side in sides.items() if side == {"test"}} & shared
+
+
 def test_plan_counts_match_enumeration():
     g = tf.load_grid({"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [40, 60, 90], "seeds": 3,
                       "exclude": [{"n": 90, "effect": "medium"}, {"seed": 2, "prompt_style": "guided"}]})
