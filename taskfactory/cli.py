@@ -47,6 +47,39 @@ class Group(click.Group):
             sys.exit(exc.exit_code)
 
 
+# --- the options every command spells alike (tests/test_cli.py holds each command to them) ---
+
+def out_folder(what: str = "Folder to write (new or empty)."):
+    """``-o/--out DIR``: the folder a command writes."""
+    return click.option("-o", "--out", required=True, metavar="DIR", type=click.Path(), help=what)
+
+
+def out_file(what: str, required: bool = True):
+    """``-o/--out FILE``: the file a command writes."""
+    return click.option("-o", "--out", required=required, metavar="FILE", type=click.Path(), help=what)
+
+
+def jobs_option(what: str, default: int = 1):
+    """``-j/--jobs N``: how much of the command's work runs at once."""
+    return click.option("-j", "--jobs", default=default, show_default=True, type=click.IntRange(min=1), help=what)
+
+
+def json_option(what: str):
+    """``--json``: print what the command reports as JSON instead of text."""
+    return click.option("--json", "as_json", is_flag=True, help=what)
+
+
+def progress_option():
+    """``--progress/--no-progress``: a bar on standard error, by default when it is a terminal."""
+    return click.option("--progress/--no-progress", default=None,
+                        help="Show a progress bar on standard error (default: when it is a terminal).")
+
+
+def shown_progress(progress: bool | None) -> bool:
+    """Whether to show a progress bar: as asked, else when standard error is a terminal."""
+    return sys.stderr.isatty() if progress is None else progress
+
+
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="taskfactory")
 def main():
@@ -60,16 +93,15 @@ def main():
 
 @main.command()
 @click.argument("grid", type=click.Path(dir_okay=False))
-@click.option("-o", "--out", required=True, type=click.Path(file_okay=False), help="Output corpus folder.")
-@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1), help="Chunks built at once.")
+@out_folder("Folder to write the corpus into (new or empty; an earlier corpus with --resume or --overwrite).")
+@jobs_option("Chunks built at once.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted build, reusing finished shards and chunks.")
 @click.option("--overwrite", is_flag=True, help="Replace an earlier corpus in the output folder.")
 @click.option("--backend", default="loky", show_default=True,
               type=click.Choice(["loky", "threading", "dask", "ray"]), help="joblib backend that runs the chunks.")
 @click.option("--address", default=None, help="Scheduler address for the dask or ray backend.")
-@click.option("--progress/--no-progress", default=None,
-              help="Show a progress bar (default: when standard error is a terminal).")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@progress_option()
+@json_option("Print the summary as JSON.")
 def build(grid, out, jobs, resume, overwrite, backend, address, progress, as_json):
     """Build the corpus a GRID file describes into a folder of Parquet shards.
 
@@ -80,7 +112,7 @@ def build(grid, out, jobs, resume, overwrite, backend, address, progress, as_jso
     from .build import build as run_build
 
     s = run_build(grid, out, jobs=jobs, resume=resume, overwrite=overwrite,
-                  progress=sys.stderr.isatty() if progress is None else progress,
+                  progress=shown_progress(progress),
                   backend=backend, address=address)
     by_method = s.manifest["counts"]["rejected_by_method"]
     if as_json:
@@ -99,9 +131,8 @@ def build(grid, out, jobs, resume, overwrite, backend, address, progress, as_jso
 
 @main.command()
 @click.argument("grid", type=click.Path(dir_okay=False))
-@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
-              help="Cores to assume for the time estimate.")
-@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+@jobs_option("Cores to assume for the time estimate.")
+@json_option("Print the counts as JSON.")
 def plan(grid, jobs, as_json):
     """Validate a GRID file and count its tasks; writes nothing.
 
@@ -129,7 +160,7 @@ def plan(grid, jobs, as_json):
 @click.argument("task_id", required=False)
 @click.option("--method", default=None, help="Show the first task of this method.")
 @click.option("--rows", default=8, show_default=True, type=click.IntRange(min=0), help="CSV rows to show.")
-@click.option("--json", "as_json", is_flag=True, help="Print the whole record as JSON.")
+@json_option("Print the whole record as JSON.")
 def inspect(corpus, task_id, method, rows, as_json):
     """Show one task of a CORPUS as the agent sees it and as the grader sees it.
 
@@ -156,7 +187,7 @@ def inspect(corpus, task_id, method, rows, as_json):
                    "(method, effect, prompt_style, perturbation, trap, n, split, scenario, answer_kind).")
 @click.option("--no-method-aware", "paper", is_flag=True,
               help="Grade every answer against the canonical gold, as the paper does.")
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@json_option("Print the figures as JSON.")
 def score(corpus, predictions, baseline, by, paper, as_json):
     """Score answers to a CORPUS: Raw and Strict pass@1 and pass@k, mean reward.
 
@@ -177,8 +208,7 @@ def score(corpus, predictions, baseline, by, paper, as_json):
 
 @main.command("agent-eval")
 @click.argument("corpus", type=click.Path(file_okay=False))
-@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False),
-              help="Runs file (JSONL) to write; runs already in it are not run again.")
+@out_file("Runs file (JSONL) to write; runs already in it are not run again.")
 @click.option("--agent", type=click.Choice(["chat", "reference"]), default="chat", show_default=True,
               help="chat: the endpoint; reference: each task's own reference solution, through the same tools.")
 @click.option("--base-url", help="An OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
@@ -188,7 +218,7 @@ def score(corpus, predictions, baseline, by, paper, as_json):
 @click.option("--temperature", type=float, default=None, help="Sampling temperature (the endpoint's default).")
 @click.option("--max-tokens", type=click.IntRange(min=1), default=None, help="Tokens per reply.")
 @click.option("--runs", default=1, show_default=True, type=click.IntRange(min=1), help="Runs per task.")
-@click.option("--concurrency", default=2, show_default=True, type=click.IntRange(min=1),
+@click.option("-j", "--jobs", "--concurrency", "jobs", default=2, show_default=True, type=click.IntRange(min=1),
               help="Episodes at once.")
 @click.option("--max-turns", default=20, show_default=True, type=click.IntRange(min=1),
               help="Assistant turns per episode.")
@@ -200,9 +230,9 @@ def score(corpus, predictions, baseline, by, paper, as_json):
 @click.option("--call-seconds", default=30.0, show_default=True, type=click.FloatRange(min=0.1),
               help="Wall time per code call.")
 @click.option("--unisolated", is_flag=True, help="Run model code without bubblewrap (NOT isolated).")
-@click.option("--progress/--no-progress", default=None, help="A progress bar (default: on a terminal).")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def agent_eval(corpus, out, agent, base_url, model, api_key_env, temperature, max_tokens, runs, concurrency,
+@progress_option()
+@json_option("Print the summary as JSON.")
+def agent_eval(corpus, out, agent, base_url, model, api_key_env, temperature, max_tokens, runs, jobs,
                max_turns, mode, split, method, limit, call_seconds, unisolated, progress, as_json):
     """Run agents on a CORPUS's tasks in the sandbox, writing a runs file.
 
@@ -223,8 +253,8 @@ def agent_eval(corpus, out, agent, base_url, model, api_key_env, temperature, ma
         agent = ChatAgent(base_url, model, os.environ.get(api_key_env) or None, temperature, max_tokens)
     else:
         agent = "reference"
-    summary = run_agents(corpus, out, agent, runs, concurrency, max_turns, split, method, limit,
-                         Limits(call_seconds=call_seconds), mode, unisolated, progress)
+    summary = run_agents(corpus, out, agent, runs, jobs, max_turns, split, method, limit,
+                         Limits(call_seconds=call_seconds), mode, unisolated, shown_progress(progress))
     if as_json:
         click.echo(json.dumps({"ran": summary.ran, "skipped": summary.skipped, "failed": summary.failed,
                                "mean_reward": summary.reward / summary.ran if summary.ran else None,
@@ -236,17 +266,17 @@ def agent_eval(corpus, out, agent, base_url, model, api_key_env, temperature, ma
 
 @main.command()
 @click.argument("corpus", type=click.Path(file_okay=False))
-@click.option("-o", "--out", required=True, type=click.Path(), help="Folder to write (new or empty).")
+@out_folder()
 @click.option("--split", default=None, type=click.Choice(["train", "test"]), help="Only this split.")
 @click.option("--method", default=None, help="Only this method.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N tasks.")
-@click.option("--jobs", default=2, show_default=True, type=click.IntRange(min=1), help="Episodes at once.")
+@jobs_option("Episodes at once.", default=2)
 @click.option("--language", type=click.Choice(["python", "r", "mixed"]), default="python", show_default=True,
               help="The language of the look, the checks and the test; mixed: either, drawn per task.")
 @click.option("--mode", type=click.Choice(["tools", "fences"]), default="tools", show_default=True,
               help="Code as tool calls, or as ```python / ```r blocks for trainers without tool calls.")
-@click.option("--progress/--no-progress", default=None, help="A progress bar (default: on a terminal).")
-@click.option("--json", "as_json", is_flag=True, help="Print the retention per family as JSON.")
+@progress_option()
+@json_option("Print the retention per family as JSON.")
 def trajectories(corpus, out, split, method, limit, jobs, language, mode, progress, as_json):
     """Write worked trajectories of a CORPUS's tasks for supervised warm-up.
 
@@ -263,7 +293,7 @@ def trajectories(corpus, out, split, method, limit, jobs, language, mode, progre
     """
     from .agent.trajectories import write_trajectories
 
-    summary = write_trajectories(corpus, out, split, method, limit, jobs, language, mode, progress)
+    summary = write_trajectories(corpus, out, split, method, limit, jobs, language, mode, shown_progress(progress))
     if as_json:
         click.echo(json.dumps({"tasks": summary.tasks, "kept": summary.kept, "seconds": round(summary.seconds, 3),
                                "families": summary.families}, indent=1))
@@ -275,13 +305,14 @@ def trajectories(corpus, out, split, method, limit, jobs, language, mode, progre
 @click.argument("corpus", type=click.Path(file_okay=False))
 @click.option("--to", "to", required=True, type=click.Choice(["jsonl", "verl", "lm-eval", "inspect", "verifiers"]),
               help="The framework to export for.")
-@click.option("-o", "--out", required=True, type=click.Path(), help="Folder to write (new or empty).")
+@out_folder()
 @click.option("--data", default="auto", show_default=True, type=click.Choice(["inline", "file", "auto"]),
               help="Put each CSV in the prompt (inline), beside the export (file), or inline when small (auto).")
 @click.option("--inline-max", default=16000, show_default=True, type=click.IntRange(min=0),
               help="Largest CSV, in characters, that auto puts inline.")
 @click.option("--split", "splits", default="train,test", show_default=True, help="Comma-separated splits to export.")
-def export(corpus, to, out, data, inline_max, splits):
+@json_option("Print the counts per split and delivery as JSON.")
+def export(corpus, to, out, data, inline_max, splits, as_json):
     """Export a CORPUS for a training or evaluation framework.
 
     Example:
@@ -292,6 +323,9 @@ def export(corpus, to, out, data, inline_max, splits):
 
     chosen = tuple(s.strip() for s in splits.split(",") if s.strip())
     counts = export_corpus(corpus, to, out, data, inline_max, chosen)
+    if as_json:
+        click.echo(json.dumps({"out": str(out), "to": to, "tasks": dict(sorted(counts.items()))}, indent=1))
+        return
     shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "no tasks"
     click.echo(f"exported to {out} ({to}): {shown}")
 
@@ -301,16 +335,16 @@ def export(corpus, to, out, data, inline_max, splits):
 @click.option("--sample", default=None, type=click.IntRange(min=1),
               help="Re-derive this many tasks, drawn with --seed (default: 1000).")
 @click.option("--all", "all_tasks", is_flag=True, help="Re-derive every task instead of a sample.")
-@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
-              help="Chunks of tasks checked at once.")
+@jobs_option("Chunks of tasks checked at once.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the sample.")
 @click.option("--timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1, max=86400.0),
               help="Wall seconds each script may run.")
 @click.option("--memory-mb", default=2048, show_default=True, type=click.IntRange(min=256),
               help="Address space each script interpreter may use, in MB.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@progress_option()
+@json_option("Print the report as JSON.")
 @click.pass_context
-def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb, as_json):
+def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb, progress, as_json):
     """Prove that a CORPUS reproduces.
 
     Checks that the shards and files match manifest.json, that task ids are
@@ -341,7 +375,7 @@ def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb, as_js
     if sample is None and not all_tasks:
         sample = DEFAULT_SAMPLE
     report = run_verify(corpus, sample=None if all_tasks else sample, jobs=jobs, seed=seed,
-                        limits=Limits(seconds=timeout, memory_mb=memory_mb), progress=sys.stderr.isatty())
+                        limits=Limits(seconds=timeout, memory_mb=memory_mb), progress=shown_progress(progress))
     click.echo(json.dumps(report.to_json(), indent=1) if as_json else format_report(report))
     if not report.ok:
         sys.exit(1)
@@ -373,12 +407,12 @@ def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb, as_js
 @click.option("--semantic-threshold", default=0.9, show_default=True, help="Flag at this cosine similarity.")
 @click.option("--boilerplate", default=0.05, show_default=True,
               help="Ignore n-grams in more than this share of corpus tasks (from 2+ scenarios).")
-@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
-              help="Processes reading the corpus.")
-@click.option("--json", "as_json", is_flag=True, help="Print every item's scores as JSON (what --report writes).")
+@jobs_option("Processes reading the corpus.")
+@progress_option()
+@json_option("Print every item's scores as JSON (what --report writes).")
 def leakage(corpus, benches, report_path, overwrite, drop_dir, fail_on, semantic, id_field, question_field,
             context_field, data_field, ngram8, ngram13, containment, jaccard, data_share, semantic_threshold, boilerplate,
-            jobs, as_json):
+            jobs, progress, as_json):
     """Check a CORPUS against held-out benchmarks for copied text or data.
 
     Prints the flagged items (evidence, score, matching task) and a summary;
@@ -406,7 +440,8 @@ def leakage(corpus, benches, report_path, overwrite, drop_dir, fail_on, semantic
     defaults = Fields()
     fields = Fields(id=id_field or defaults.id, question=question_field or defaults.question,
                     context=context_field or defaults.context, data=data_field or defaults.data)
-    report = check_leakage(corpus, list(benches), fields=fields, thresholds=thr, semantic=semantic, jobs=jobs)
+    report = check_leakage(corpus, list(benches), fields=fields, thresholds=thr, semantic=semantic, jobs=jobs,
+                           progress=shown_progress(progress))
     if report_path:
         write_report(report, report_path, overwrite)
     if not as_json:
@@ -423,7 +458,7 @@ def leakage(corpus, benches, report_path, overwrite, drop_dir, fail_on, semantic
 
 
 @main.command()
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array, one object per family.")
+@json_option("Print a JSON array, one object per family.")
 def methods(as_json):
     """List the method families: canonical R call, naive test, scenarios.
 
@@ -456,7 +491,7 @@ def methods(as_json):
 
 @main.command()
 @click.argument("method")
-@click.option("--json", "as_json", is_flag=True, help="Print the scenarios as JSON.")
+@json_option("Print the scenarios as JSON.")
 def scenarios(method, as_json):
     """List the scenarios of METHOD: id, domain, title, question, roles.
 
@@ -480,8 +515,8 @@ def scenarios(method, as_json):
 
 @main.command(name="import")
 @click.argument("spec", type=click.Path(dir_okay=False))
-@click.option("-o", "--out", required=True, type=click.Path(), help="Folder to write the corpus into (new or empty).")
-@click.option("--json", "as_json", is_flag=True, help="Print the corpus's counts as JSON.")
+@out_folder("Folder to write the corpus into (new or empty).")
+@json_option("Print the corpus's counts as JSON.")
 def import_(spec, out, as_json):
     """Make a corpus of real-data tasks from a SPEC of datasets, questions and methods.
 
@@ -509,8 +544,7 @@ def import_(spec, out, as_json):
 
 @main.command()
 @click.argument("kind", type=click.Choice(SCHEMA_KINDS))
-@click.option("-o", "--out", type=click.Path(),
-              help="Write the schema to this file instead (new, or a schema written before).")
+@out_file("Write the schema to this file instead (new, or a schema written before).", required=False)
 @click.option("--overwrite", is_flag=True, help="Let -o replace a file that is not a schema this command wrote.")
 def schema(kind, out, overwrite):
     """Print the JSON Schema of a grid, scenario or real-data spec file, for editors.
@@ -533,11 +567,12 @@ def schema(kind, out, overwrite):
 
 @main.command()
 @click.argument("corpus", type=click.Path(file_okay=False))
-@click.option("-o", "--out", required=True, type=click.Path(), help="Folder to write (new or empty).")
+@out_folder()
 @click.option("--predictions", "predictions", multiple=True, type=click.Path(dir_okay=False),
               help="Answers to score in the Agents section: JSONL as `taskfactory score` reads it. Repeat for "
                    "several; each is labelled by its file name.")
-def report(corpus, out, predictions):
+@json_option("Print the summary (every number the page shows) as JSON.")
+def report(corpus, out, predictions, as_json):
     """Write an HTML report of a CORPUS: composition, calibration, traps, perturbations, floors, agents.
 
     Writes OUT/index.html (one self-contained page, the plots embedded), the
@@ -552,6 +587,9 @@ def report(corpus, out, predictions):
     from .report import report as write_report
 
     summary = write_report(corpus, out, predictions)
+    if as_json:
+        click.echo(json.dumps(summary, indent=1))
+        return
     click.echo(f"wrote {Path(out) / 'index.html'} ({summary['corpus']['tasks']} tasks) and "
                f"{Path(out) / 'summary.json'}")
 

@@ -24,6 +24,37 @@ def test_every_command_has_help_with_an_example_and_a_readme_entry(command):
     assert re.search(rf"^taskfactory {command}\b", README, re.M), f"README shows no 'taskfactory {command}' example"
 
 
+# The option vocabulary: what each command writes, whether its work runs in parallel and for long.
+WRITES_FOLDER = {"build", "export", "import", "report", "trajectories"}
+WRITES_FILE = {"agent-eval", "schema"}
+PARALLEL = {"agent-eval", "build", "leakage", "plan", "trajectories", "verify"}
+LONG_RUNNING = {"agent-eval", "build", "leakage", "trajectories", "verify"}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_spells_its_options_from_one_vocabulary(command):
+    """-o/--out DIR or FILE for what a command writes, -j/--jobs where its work
+    runs in parallel, --json wherever it reports, --progress/--no-progress where
+    it runs for long; no other option takes those names."""
+    options = {o.name: o for o in main.commands[command].params if o.param_type_name == "option"}
+    out = options.get("out")
+    if command in WRITES_FOLDER | WRITES_FILE:
+        assert out.opts == ["-o", "--out"] and out.metavar == ("DIR" if command in WRITES_FOLDER else "FILE")
+    else:
+        assert out is None
+    assert ("jobs" in options) == (command in PARALLEL)
+    if "jobs" in options:
+        assert options["jobs"].opts[:2] == ["-j", "--jobs"] and options["jobs"].default >= 1
+    assert ("as_json" in options) == (command != "schema")   # schema prints JSON itself
+    if "as_json" in options:
+        assert options["as_json"].opts == ["--json"] and options["as_json"].is_flag
+    assert ("progress" in options) == (command in LONG_RUNNING)
+    if "progress" in options:
+        assert (options["progress"].opts, options["progress"].secondary_opts) == (["--progress"], ["--no-progress"])
+    taken = {flag for name, o in options.items() if name not in ("out", "jobs", "as_json", "progress") for flag in o.opts}
+    assert not taken & {"-o", "--out", "-j", "--jobs", "--json", "--progress"}
+
+
 def test_readme_documents_every_column():
     for name, *_ in FIELDS:
         assert f"`{name}`" in README, name

@@ -20,9 +20,10 @@ LEAST_PAIRS = 6
 
 
 def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresholds = Thresholds(),
-                  semantic: bool = False, embed=None, jobs: int = 1) -> LeakageReport:
+                  semantic: bool = False, embed=None, jobs: int = 1, progress: bool = False) -> LeakageReport:
     """Check ``corpus`` against the benchmark files or folders ``benches``,
-    reading the corpus in ``jobs`` processes."""
+    reading the corpus in ``jobs`` processes (``progress``: with a bar on
+    standard error)."""
     start = time.perf_counter()
     check_path(corpus, "corpus")
     check_count(jobs, "jobs")
@@ -39,7 +40,7 @@ def check_leakage(corpus, benches, fields: Fields = Fields(), thresholds: Thresh
     items: list[Item] = [it for b in benches for it in load_bench(b, fields)]
     thr = thresholds
     probe = Probe(items, thr)
-    seen = scan_corpus(corpus, probe, thr, jobs)
+    seen = scan_corpus(corpus, probe, thr, jobs, progress)
     reports = [ItemReport(bench=it.bench, id=it.id, where=it.where,
                           snippet=" ".join((it.question or it.context or "(dataset only)").split())[:80]) for it in items]
     for i, ((score,), (task,)) in seen.jaccard.items():

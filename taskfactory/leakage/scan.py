@@ -10,7 +10,7 @@ benchmark and with the corpus's distinct texts, not with its rows.
 
 from __future__ import annotations
 
-import hashlib
+import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -170,9 +170,9 @@ def _scan(shard: Shard, groups: range | None, probe: Probe, thr: Thresholds) -> 
     return seen
 
 
-def _stretches(shards: list[Shard], parts: int) -> list[tuple[Shard, range]]:
+def _stretches(shards: list[Shard], parts: int) -> list[tuple[Shard, range, int]]:
     """The corpus cut into about ``parts`` stretches of row groups of equal
-    rows, in order, none spanning two shards."""
+    rows, in order, none spanning two shards: (shard, row groups, tasks)."""
     sizes = [row_group_rows(shard) for shard in shards]
     target = max(1, sum(map(sum, sizes)) // parts)
     out = []
@@ -181,25 +181,26 @@ def _stretches(shards: list[Shard], parts: int) -> list[tuple[Shard, range]]:
         for g, count in enumerate(rows):
             held += count
             if held >= target or g == len(rows) - 1:
-                out.append((shard, range(start, g + 1)))
+                out.append((shard, range(start, g + 1), held))
                 start, held = g + 1, 0
     return out
 
 
-def scan_corpus(corpus, probe: Probe, thr: Thresholds, jobs: int = 1) -> Seen:
-    """What ``corpus`` holds of ``probe``: one pass, over ``jobs`` processes."""
-    shards = check_shards(corpus)
-    seen = Seen()
-    if jobs == 1:
-        for shard in shards:
-            for rec in shard_records(shard, COLUMNS):
-                seen.add(rec, probe, thr)
-        return seen
+def scan_corpus(corpus, probe: Probe, thr: Thresholds, jobs: int = 1, progress: bool = False) -> Seen:
+    """What ``corpus`` holds of ``probe``: one pass, over ``jobs`` processes;
+    ``progress`` shows a bar of the tasks read on standard error."""
     from joblib import Parallel, delayed
+    from tqdm import tqdm
 
+    stretches = _stretches(check_shards(corpus), jobs * STRETCHES_PER_JOB)
+    calls = (delayed(_scan)(shard, groups, probe, thr) for shard, groups, _ in stretches)
     # Processes (loky): the pass is Python work that holds the GIL. Stretches come back in order.
-    runner = Parallel(n_jobs=jobs, backend="loky", return_as="generator", pre_dispatch="2*n_jobs")
-    for part in runner(delayed(_scan)(shard, groups, probe, thr)
-                       for shard, groups in _stretches(shards, jobs * STRETCHES_PER_JOB)):
-        seen.merge(part)
+    runner = Parallel(n_jobs=jobs, backend="loky", return_as="generator", pre_dispatch="2*n_jobs") if jobs > 1 \
+        else (lambda cs: (fn(*a, **k) for fn, a, k in cs))
+    seen = Seen()
+    with tqdm(total=sum(rows for _, _, rows in stretches), disable=not progress, unit="task",
+              desc="reading the corpus", file=sys.stderr, dynamic_ncols=True) as bar:
+        for part in runner(calls):
+            seen.merge(part)
+            bar.update(part.tasks)
     return seen
