@@ -75,6 +75,14 @@ def progress_option():
                         help="Show a progress bar on standard error (default: when it is a terminal).")
 
 
+def from_option():
+    """``--from FORMAT``: predictions are the result files an evaluation framework wrote."""
+    from .frameworks import FORMATS
+
+    return click.option("--from", "fmt", type=click.Choice(FORMATS), default=None,
+                        help="Read the predictions from what this framework wrote (see taskfactory.frameworks).")
+
+
 def shown_progress(progress: bool | None) -> bool:
     """Whether to show a progress bar: as asked, else when standard error is a terminal."""
     return sys.stderr.isatty() if progress is None else progress
@@ -187,12 +195,15 @@ def inspect(corpus, task_id, method, rows, as_json):
                    "(method, effect, prompt_style, perturbation, trap, n, split, scenario, answer_kind).")
 @click.option("--no-method-aware", "paper", is_flag=True,
               help="Grade every answer against the canonical gold, as the paper does.")
+@from_option()
 @json_option("Print the figures as JSON.")
-def score(corpus, predictions, baseline, by, paper, as_json):
+def score(corpus, predictions, baseline, by, paper, fmt, as_json):
     """Score answers to a CORPUS: Raw and Strict pass@1 and pass@k, mean reward.
 
     PREDICTIONS is JSONL, one answer per line: {"task_id", "completion"} or
-    {"task_id", "p_value", "decision", "method"}, with an optional "run".
+    {"task_id", "p_value", "decision", "method"}, with an optional "run";
+    with --from, the result file an evaluation framework wrote (lm-eval's
+    samples_*.jsonl, an Inspect log, a verifiers traces.jsonl).
     --baseline naive shows how much the corpus punishes the tempting test.
 
     Example:
@@ -202,7 +213,7 @@ def score(corpus, predictions, baseline, by, paper, as_json):
     from .score import format_report, score as score_corpus
 
     columns = tuple(b.strip() for b in by.split(",") if b.strip())
-    report = score_corpus(corpus, predictions, columns, baseline, method_aware=not paper)
+    report = score_corpus(corpus, predictions, columns, baseline, method_aware=not paper, fmt=fmt)
     click.echo(json.dumps(report.as_dict(), indent=1) if as_json else format_report(report))
 
 
@@ -571,8 +582,9 @@ def schema(kind, out, overwrite):
 @click.option("--predictions", "predictions", multiple=True, type=click.Path(dir_okay=False),
               help="Answers to score in the Agents section: JSONL as `taskfactory score` reads it. Repeat for "
                    "several; each is labelled by its file name.")
+@from_option()
 @json_option("Print the summary (every number the page shows) as JSON.")
-def report(corpus, out, predictions, as_json):
+def report(corpus, out, predictions, fmt, as_json):
     """Write an HTML report of a CORPUS: composition, calibration, traps, perturbations, floors, agents.
 
     Writes OUT/index.html (one self-contained page, the plots embedded), the
@@ -586,7 +598,7 @@ def report(corpus, out, predictions, as_json):
     """
     from .report import report as write_report
 
-    summary = write_report(corpus, out, predictions)
+    summary = write_report(corpus, out, predictions, fmt)
     if as_json:
         click.echo(json.dumps(summary, indent=1))
         return

@@ -311,10 +311,11 @@ def _reliability(answers: dict, gold_z: dict) -> dict:
     return out
 
 
-def agents(corpus, predictions=()) -> dict:
-    """The Agents section: every predictions file and the corpus's gold and
-    naive answers, each scored by :func:`taskfactory.score.score` (the same
-    errors for a bad file, the same figures and unscored lines) broken down by
+def agents(corpus, predictions=(), fmt: str | None = None) -> dict:
+    """The Agents section: every predictions file (result files of the
+    framework ``fmt``, when given) and the corpus's gold and naive answers,
+    each scored by :func:`taskfactory.score.score` (the same errors for a bad
+    file, the same figures and unscored lines) broken down by
     :data:`AGENT_BREAKDOWNS`, with its k and its reliability bins."""
     from .answers import capped_z
     from .corpus import iter_records
@@ -322,7 +323,8 @@ def agents(corpus, predictions=()) -> dict:
 
     sources = [(label, str(path), None) for label, path in zip(source_labels(predictions), predictions)]
     sources += [(name, None, name) for name in BASELINES]
-    scored = {label: score(corpus, path, tuple(AGENT_BREAKDOWNS), baseline) for label, path, baseline in sources}
+    scored = {label: score(corpus, path, tuple(AGENT_BREAKDOWNS), baseline, fmt=fmt)
+              for label, path, baseline in sources}
     records = list(iter_records(corpus, columns=["task_id", "method", "answer_kind", "gold", "naive_p",
                                                   "naive_decision", "naive_method"]))
     kinds = {rec["task_id"]: rec["answer_kind"] for rec in records}
@@ -331,7 +333,7 @@ def agents(corpus, predictions=()) -> dict:
     out = {"unit": "answers, scored as taskfactory score scores them", "breakdowns": dict(AGENT_BREAKDOWNS),
            "sources": {}}
     for label, path, baseline in sources:
-        answers = read_predictions(path, kinds)[0] if path else baseline_answers(records, baseline)
+        answers = read_predictions(path, kinds, fmt)[0] if path else baseline_answers(records, baseline)
         result = scored[label].as_dict()
         out["sources"][label] = {"source": "predictions" if path else "baseline", "path": path,
                                  "k": _pass_k(result["overall"]), **result,
@@ -339,13 +341,13 @@ def agents(corpus, predictions=()) -> dict:
     return out
 
 
-def summarize(corpus, predictions=()) -> dict:
+def summarize(corpus, predictions=(), fmt: str | None = None) -> dict:
     """Every number of the report of ``corpus`` (and of the answers in the
     ``predictions`` files), nested by section."""
     from .corpus import load_manifest
 
     manifest = load_manifest(corpus)
-    agent_scores = agents(corpus, predictions)
+    agent_scores = agents(corpus, predictions, fmt)
     return _summarize(load_frame(corpus), manifest, agent_scores)
 
 
@@ -677,9 +679,10 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def report(corpus, out, predictions=()) -> dict:
+def report(corpus, out, predictions=(), fmt: str | None = None) -> dict:
     """Write the report of ``corpus`` (and of the answers in the
-    ``predictions`` files, JSONL as ``taskfactory score`` reads them) into
+    ``predictions`` files, JSONL as ``taskfactory score`` reads them, or the
+    result files of the framework ``fmt``) into
     the new or empty folder ``out``: ``index.html``, its PNG figures and
     ``summary.json``. Returns the summary. Nothing is written when a file
     cannot be read."""
@@ -688,7 +691,7 @@ def report(corpus, out, predictions=()) -> dict:
     Figure = _pyplot()
     manifest = load_manifest(corpus)
     out = check_new_folder(out, "-o", [corpus, *predictions])
-    agent_scores = agents(corpus, predictions)
+    agent_scores = agents(corpus, predictions, fmt)
     df = load_frame(corpus)
     summary = _summarize(df, manifest, agent_scores)
     figures = {"calibration_null_histograms.png": _histograms(Figure, summary),

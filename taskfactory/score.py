@@ -30,6 +30,7 @@ import numpy as np
 
 from .completions import Answer, answer_from_fields, gives_fields, parse_answer
 from .corpus import is_task_id, iter_records
+from .frameworks import framework_rows
 from .errors import InputError
 from .readers import MAX_DEPTH, nested_within
 from .reward import RewardResult, reward
@@ -47,6 +48,8 @@ MAX_LINE_BYTES = 8 << 20
 MAX_RUN = 10**9
 BOM = b"\xef\xbb\xbf"
 NOT_AN_OBJECT = "not a JSON object"
+#: The problem of a line that names no task id.
+NO_TASK_ID = "no valid task_id"
 #: pass@k is reported for k up to this, then at powers of two and at the fewest runs of any task.
 EVERY_K_UP_TO = 10
 
@@ -148,13 +151,8 @@ def _json_row(text: str) -> dict | str:
     return row if nested_within(row, MAX_DEPTH) else f"nested more than {MAX_DEPTH} levels deep"
 
 
-def read_predictions(path, kinds: dict[str, str]) -> tuple[dict, Problems]:
-    """{task_id: {run: Answer or Invalid}} from a JSONL file, and the lines
-    not used. ``kinds`` maps each task id of the corpus to its answer kind."""
-    path = Path(path)
-    problems = Problems()
-    answers: dict[str, dict] = defaultdict(dict)
-    objects = 0
+def _jsonl_rows(path: Path, problems: Problems):
+    """(line number, JSON object) of each line of a predictions file that is one."""
     with _open_regular(path) as fh:
         for number, text in _lines(fh, path, problems):
             if not text.strip():
@@ -163,14 +161,32 @@ def read_predictions(path, kinds: dict[str, str]) -> tuple[dict, Problems]:
             if isinstance(row, str):
                 problems.add(row, number)
                 continue
-            objects += 1
-            problem = _add_answer(row, kinds, answers)
-            if problem:
-                problems.add(problem, number)
+            yield number, row
+
+
+def read_predictions(path, kinds: dict[str, str], fmt: str | None = None) -> tuple[dict, Problems]:
+    """{task_id: {run: Answer or Invalid}} from a JSONL file (or the result
+    file of the framework ``fmt``, see :mod:`taskfactory.frameworks`, its
+    samples numbered as lines), and the lines not used. ``kinds`` maps each
+    task id of the corpus to its answer kind."""
+    path = Path(path)
+    problems = Problems()
+    answers: dict[str, dict] = defaultdict(dict)
+    objects = 0
+    rows = _jsonl_rows(path, problems) if fmt is None else enumerate(framework_rows(path, fmt), 1)
+    for number, row in rows:
+        objects += 1
+        problem = _add_answer(row, kinds, answers)
+        if problem:
+            problems.add(problem, number)
     if objects == 0:
         other = next(((kind, lines[0]) for kind, lines in problems.lines.items() if kind != NOT_AN_OBJECT), None)
         why = f"line {other[1]} is {other[0]}" if other else 'expected {"task_id": ..., "completion": ...} per line'
         raise InputError(f"{path}: not JSONL: no line is a JSON object ({why})")
+    if problems.counts.get(NO_TASK_ID) == objects:
+        raise InputError(f"{path}: no line names a task_id ({objects} JSON objects); expected "
+                         '{"task_id": ..., "completion": ...} per line; what an evaluation framework wrote is read '
+                         "with --from verifiers|inspect|lm-eval")
     return {k: v for k, v in answers.items() if v}, problems
 
 
@@ -179,7 +195,7 @@ def _add_answer(row: dict, kinds: dict[str, str], answers: dict) -> str | None:
     problem that keeps it out, or None."""
     task_id = row.get("task_id")
     if not is_task_id(task_id):
-        return "no valid task_id"
+        return NO_TASK_ID
     if task_id not in kinds:
         return "unknown task_id"
     run = _run(row, len(answers[task_id]))
@@ -288,9 +304,10 @@ class ScoreReport:
 
 
 def score(corpus, predictions=None, by=("method",), baseline: str | None = None,
-          method_aware: bool = True) -> ScoreReport:
-    """Score a predictions file (or a ``baseline``: ``gold`` or ``naive``)
-    against ``corpus``; group the figures ``by`` record columns."""
+          method_aware: bool = True, fmt: str | None = None) -> ScoreReport:
+    """Score a predictions file (the result file of the framework ``fmt``,
+    when given) or a ``baseline`` (``gold`` or ``naive``) against
+    ``corpus``; group the figures ``by`` record columns."""
     unknown = [b for b in by if b not in BREAKDOWNS]
     if unknown:
         raise InputError(f"--by: unknown column '{unknown[0]}'; choose from {', '.join(BREAKDOWNS)}")
@@ -300,7 +317,7 @@ def score(corpus, predictions=None, by=("method",), baseline: str | None = None,
     if baseline is not None:
         answers, problems = baseline_answers(list(records.values()), baseline), Problems()
     else:
-        answers, problems = read_predictions(predictions, {t: r["answer_kind"] for t, r in records.items()})
+        answers, problems = read_predictions(predictions, {t: r["answer_kind"] for t, r in records.items()}, fmt)
     overall, groups = Cell(), {b: defaultdict(Cell) for b in by}
     for task_id, runs in answers.items():
         rec = records[task_id]
