@@ -7,6 +7,8 @@ From Python::
     taskfactory.build("grids/demo.yaml", "corpus/", jobs=2)
     taskfactory.verify("corpus/", sample=200).ok
     taskfactory.analyse("welch_t", df, {"outcome": "sbp", "group": "arm"})
+    for task in taskfactory.open("corpus/", split="test"):
+        task.agent_view(), task.dataframe(), task.grade(completion)
 
 The names below are imported when first used, so that importing the package
 (and starting the command line) does not load numpy, pandas and scipy.
@@ -24,7 +26,7 @@ _LAZY = {
     "analyse": "analysis", "build": "build", "BuildSummary": "build", "plan": "plan", "Plan": "plan",
     "load_grid": "grid", "Grid": "grid", "families": "registry", "get_family": "registry", "Family": "family",
     "load_scenarios": "catalogue", "TestResult": "result", "z_of_p": "result", "verify": "verify",
-    "VerifyReport": "verify",
+    "VerifyReport": "verify", "open": "tasks", "Task": "tasks", "Corpus": "tasks",
 }
 
 __all__ = ["__version__", "TaskFactoryError", "GridError", "ScenarioError", "CorpusError", "DataError", *_LAZY]
