@@ -52,10 +52,18 @@ MISSING_MATPLOTLIB = "taskfactory report needs matplotlib: pip install 'taskfact
 COLUMNS = ["data_id", "method", "n", "effect", "prompt_style", "perturbation", "split", "answer_kind", "alpha",
            "gold_p", "gold_z", "gold_decision", "naive_p", "trap", "n_blank_cells", "n_impossible_values", "n_rows",
            "n_analysed"]
-SECTIONS = ("1. Composition", "2. Calibration", "3. Traps", "4. Perturbations", "5. Floors", "6. Agents")
+SECTIONS = ("1. Composition", "2. Calibration", "3. Traps", "4. Perturbations", "5. Floors", "6. Agents",
+            "7. Prompt lengths", "8. A task as the agent sees it")
 #: The record columns the Agents section breaks the scores down by, and their titles.
 AGENT_BREAKDOWNS = {"method": "family", "effect": "effect", "prompt_style": "prompt style",
                     "perturbation": "perturbation", "trap": "trap"}
+#: When a figure is flagged as off its expectation: the fewest datasets a rate needs, a KS p-value below
+#: this, a borderline reject rate outside this range (and its interval excluding a half), a share of gold z
+#: at the reward's cap above this.
+FLAG_MIN_DATASETS = 20
+FLAG_KS_P = 0.001
+FLAG_BORDERLINE = (0.3, 0.7)
+FLAG_CAP_SHARE = 0.05
 #: Bins of the gold z in the reliability plot: [0, cap] in this many equal bins.
 RELIABILITY_BINS = 10
 DPI = 100
@@ -167,7 +175,9 @@ def _calibration(df) -> dict:
 
     ds = datasets(df)
     power = power_effect(ds)
-    out = {"unit": "datasets (one per data_id)", "power_effect": power, "at_reward_cap": at_reward_cap(ds), "families": {}}
+    alphas = sorted(set(ds["alpha"].astype(float)))
+    out = {"unit": "datasets (one per data_id)", "alpha": alphas[0] if len(alphas) == 1 else None,
+           "power_effect": power, "at_reward_cap": at_reward_cap(ds), "families": {}}
     for method, g in sorted(ds.groupby("method"), key=lambda kv: kv[0]):
         null = g[g["effect"] == "null"]
         ps = null["gold_p"].to_numpy(dtype=float)
@@ -341,6 +351,106 @@ def agents(corpus, predictions=(), fmt: str | None = None) -> dict:
     return out
 
 
+def _about(corpus, manifest, df) -> dict:
+    """What the corpus is: its name, what it was made from and by, and when."""
+    import datetime
+
+    from ._version import __version__
+    from .corpus import MANIFEST, ORIGIN_GRID
+
+    built = datetime.datetime.fromtimestamp((Path(corpus) / MANIFEST).stat().st_mtime, datetime.timezone.utc)
+    return {"grid_name": manifest.get("name"), "tasks": int(len(df)), "origin": manifest.get("origin", ORIGIN_GRID),
+            "grid_sha256": manifest.get("grid_sha256"), "factory_version": manifest.get("factory_version"),
+            "report_version": __version__, "built_utc": built.strftime("%Y-%m-%d %H:%M")}
+
+
+def _length_stats(chars) -> dict:
+    import numpy as np
+
+    chars = np.asarray(chars, dtype=float)
+    return {"median": _r(np.median(chars)), "p95": _r(np.percentile(chars, 95)), "max": _r(chars.max())}
+
+
+def _texts(corpus) -> dict:
+    """The lengths of the prompts and CSVs (per family and N: what sets a trainer's
+    ``max_prompt_length``) and a task as the agent sees it."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    from .corpus import check_shards, read_columns
+    from .export import CHARS_PER_TOKEN, INLINE_MAX
+
+    parts = [read_columns(shard.path, ["task_id", "method", "n", "split", "prompt", "data_csv"])
+             for shard in check_shards(corpus)]
+    cols = {name: np.concatenate([pc.fill_null(pc.utf8_length(t[name]), 0).to_numpy() if name in ("prompt", "data_csv")
+                                  else t[name].to_numpy() for t in parts]) for name in ("method", "n", "prompt", "data_csv")}
+    inline = cols["prompt"] + cols["data_csv"]
+    by = {}
+    for key in sorted(set(zip(cols["method"].tolist(), cols["n"].tolist()))):
+        at = (cols["method"] == key[0]) & (cols["n"] == key[1])
+        by.setdefault(key[0], {})[str(key[1])] = {
+            "tasks": int(at.sum()), "prompt_chars": _length_stats(cols["prompt"][at]),
+            "csv_chars": _length_stats(cols["data_csv"][at]),
+            "inline_tokens_max": int(-(-inline[at].max() // CHARS_PER_TOKEN)),
+            "inline_share": _r(float((cols["data_csv"][at] <= INLINE_MAX).mean()))}
+    return {"lengths": {"unit": f"characters; tokens estimated at {CHARS_PER_TOKEN} characters a token",
+                        "chars_per_token": CHARS_PER_TOKEN, "inline_max_chars": INLINE_MAX,
+                        "prompt_chars": _length_stats(cols["prompt"]), "csv_chars": _length_stats(cols["data_csv"]),
+                        "inline_tokens": {k: int(-(-v // CHARS_PER_TOKEN)) for k, v in _length_stats(inline).items()},
+                        "inline_share": _r(float((cols["data_csv"] <= INLINE_MAX).mean())),
+                        "by_method_and_n": by},
+            "example": _example(corpus)}
+
+
+def _example(corpus, rows: int = 8) -> dict | None:
+    """A task as the agent sees it: the first of the test split (else of the corpus) with a dataset."""
+    from .corpus import iter_records
+    from .tasks import Task
+
+    first = None
+    for rec in iter_records(corpus, columns=["task_id", "split", "data_csv"]):
+        if rec["data_csv"] is not None and (first is None or (rec["split"] == "test") > (first["split"] == "test")):
+            first = rec
+            if rec["split"] == "test":
+                break
+    if first is None:
+        return None
+    from .corpus import find_task
+
+    view = Task(find_task(corpus, first["task_id"])).agent_view()
+    return {"task_id": view["task_id"], "prompt": view["prompt"], "data_filename": view["data_filename"],
+            "csv_head": "".join(view["data_csv"].splitlines(keepends=True)[:rows + 1])}
+
+
+def _flags(summary: dict) -> list[dict]:
+    """Figures off what they should be, each with its section: null p-values
+    not uniform or a null reject rate whose interval excludes alpha (families
+    expected uniform, 20 null datasets or more), borderline reject rates far
+    from a half, and too many gold z at the reward's cap."""
+    out = []
+    alpha = summary["calibration"].get("alpha")
+    for m, f in summary["calibration"]["families"].items():
+        null = f["null"]
+        if f["null_p_expected"] == "uniform" and null["datasets"] >= FLAG_MIN_DATASETS:
+            if f["null_ks_p"] is not None and f["null_ks_p"] < FLAG_KS_P:
+                out.append({"section": SECTIONS[1], "what": f"{m}: null p-values are not uniform (KS p = "
+                                                            f"{f['null_ks_p']:.2g} over {null['datasets']} datasets)"})
+            if alpha is not None and not null["ci_low"] <= alpha <= null["ci_high"]:
+                out.append({"section": SECTIONS[1], "what": f"{m}: null reject rate {null['reject_rate']:.3g}, 95 % "
+                                                            f"interval {null['ci_low']:.3g} to {null['ci_high']:.3g} "
+                                                            f"excludes alpha = {alpha:g}"})
+        for n, rate in f["borderline_by_n"].items():
+            if rate["datasets"] >= FLAG_MIN_DATASETS and not rate["ci_low"] <= 0.5 <= rate["ci_high"] \
+                    and not FLAG_BORDERLINE[0] <= rate["reject_rate"] <= FLAG_BORDERLINE[1]:
+                out.append({"section": SECTIONS[1], "what": f"{m}: borderline reject rate {rate['reject_rate']:.3g} "
+                                                            f"at N = {n}, far from a half"})
+    capped = summary["calibration"]["at_reward_cap"]["share"]
+    if capped is not None and capped > FLAG_CAP_SHARE:
+        out.append({"section": SECTIONS[1], "what": f"{capped:.1%} of datasets have their gold z at the reward's "
+                                                    f"cap (more than {FLAG_CAP_SHARE:.0%}): tests score alike there"})
+    return out
+
+
 def summarize(corpus, predictions=(), fmt: str | None = None) -> dict:
     """Every number of the report of ``corpus`` (and of the answers in the
     ``predictions`` files), nested by section."""
@@ -348,13 +458,15 @@ def summarize(corpus, predictions=(), fmt: str | None = None) -> dict:
 
     manifest = load_manifest(corpus)
     agent_scores = agents(corpus, predictions, fmt)
-    return _summarize(load_frame(corpus), manifest, agent_scores)
+    return _summarize(corpus, load_frame(corpus), manifest, agent_scores)
 
 
-def _summarize(df, manifest, agent_scores: dict) -> dict:
-    return {"corpus": {"grid_name": manifest.get("name"), "tasks": int(len(df))},
-            "composition": _composition(df, manifest), "calibration": _calibration(df), "traps": _traps(df),
-            "perturbations": _perturbations(df), "floors": _floors(df), "agents": agent_scores}
+def _summarize(corpus, df, manifest, agent_scores: dict) -> dict:
+    summary = {"corpus": _about(corpus, manifest, df), "composition": _composition(df, manifest),
+               "calibration": _calibration(df), "traps": _traps(df), "perturbations": _perturbations(df),
+               "floors": _floors(df), "agents": agent_scores, **_texts(corpus)}
+    summary["flags"] = _flags(summary)
+    return summary
 
 
 # --- the figures -------------------------------------------------------------------
@@ -405,31 +517,35 @@ def _histograms(Figure, summary):
 
 
 def _power(Figure, summary):
+    """Power by N: one panel per question kind, a line per family (a legend a panel can hold)."""
     level = summary["calibration"]["power_effect"]
     fams = [(m, f["power_by_n"]) for m, f in summary["calibration"]["families"].items() if f["power_by_n"]]
     if not fams:
         return None
-    fig = Figure(figsize=(10, 5.5), dpi=DPI)
-    ax = fig.subplots()
-    from matplotlib import colormaps
-
-    colors, styles, markers = colormaps["tab20"].colors, ("-", "--", ":"), ("o", "s", "^")
-    every_n = set()
-    for i, (m, by_n) in enumerate(fams):
-        ns = sorted(by_n, key=int)
-        every_n.update(int(n) for n in ns)
-        ax.plot([int(n) for n in ns], [by_n[n]["reject_rate"] for n in ns], label=m, linewidth=1,
-                color=colors[i % 20], linestyle=styles[(i // 20) % 3], marker=markers[(i // 20) % 3], markersize=4)
-    ax.set_xscale("log")
-    ax.set_xticks(sorted(every_n), [str(n) for n in sorted(every_n)])
-    ax.minorticks_off()
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("N (rows drawn, log scale)")
-    ax.set_ylabel(f"reject rate at the {level} effect (share of datasets)")
-    ax.set_title(f"Power: reject rate at the {level} effect by N, per family")
-    ax.legend(fontsize=6, ncol=2, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    fig.tight_layout()
+    kinds: dict[str, list] = {}
+    for m, by_n in fams:
+        kinds.setdefault(_kind_of(m), []).append((m, by_n))
+    fig, axes = _grid(Figure, len(kinds), f"Power: reject rate at the {level} effect by N, per question kind")
+    for ax, (kind, members) in zip(axes, sorted(kinds.items())):
+        every_n = sorted({int(n) for _, by_n in members for n in by_n})
+        for m, by_n in members:
+            ns = sorted(by_n, key=int)
+            ax.plot([int(n) for n in ns], [by_n[n]["reject_rate"] for n in ns], label=m, linewidth=1, marker="o",
+                    markersize=3)
+        ax.set_xscale("log")
+        ax.set_xticks(every_n, [str(n) for n in every_n])
+        ax.minorticks_off()
+        ax.set_ylim(-0.02, 1.02)
+        ax.legend(fontsize=6, loc="lower right")
+        _panel(ax, kind, "N (rows drawn, log scale)", "reject rate (share)")
     return fig
+
+
+def _kind_of(method: str) -> str:
+    """The question kind of a registered family (the family itself otherwise)."""
+    from .registry import family_names, get_family
+
+    return get_family(method).question_kind if method in family_names() else method
 
 
 def _trap_scatter(Figure, df):
@@ -515,6 +631,58 @@ def _counts_table(title, counts) -> str:
     return _table([title, "tasks"], list(counts.items()))
 
 
+def _anchor(i: int) -> str:
+    return f"s{i + 1}"
+
+
+def _heading(i: int) -> str:
+    return f'<h2 id="{_anchor(i)}">{html.escape(SECTIONS[i])}</h2>'
+
+
+def _lengths_section(le) -> str:
+    parts = [f"{_heading(6)}\n<p>Prompt and CSV lengths in {html.escape(le['unit'])}. A trainer's "
+             "<code>max_prompt_length</code> must hold the prompt with its CSV where the CSV is inline: "
+             f"{le['inline_tokens']['max']} tokens at most, {le['inline_tokens']['p95']} for 95 % of tasks "
+             f"(median {le['inline_tokens']['median']}). Inline delivery (<code>export --data auto</code>) takes "
+             f"CSVs of at most {le['inline_max_chars']} characters: {_shown(le['inline_share'])} of tasks; the "
+             "others go as files beside the export, for a sandbox.</p>\n"]
+    parts.append(_table(["family", "N", "tasks", "prompt chars median", "prompt chars max", "CSV chars median",
+                         "CSV chars max", "inline tokens max", "inline share"],
+                        [[m, n, d["tasks"], d["prompt_chars"]["median"], d["prompt_chars"]["max"],
+                          d["csv_chars"]["median"], d["csv_chars"]["max"], d["inline_tokens_max"], d["inline_share"]]
+                         for m, by_n in le["by_method_and_n"].items() for n, d in by_n.items()]))
+    return "".join(parts)
+
+
+def _example_section(ex) -> str:
+    if ex is None:
+        return f"{_heading(7)}\n<p>The corpus has no task with a dataset.</p>\n"
+    return (f"{_heading(7)}\n<p>Task <code>{html.escape(ex['task_id'])}</code>: the prompt, then the head of "
+            f"<code>{html.escape(ex['data_filename'])}</code>, as an agent sees them; the gold, the family and the "
+            f"naive test are the grader's.</p>\n<pre>{html.escape(ex['prompt'])}</pre>\n"
+            f"<pre>{html.escape(ex['csv_head'])}</pre>\n")
+
+
+def _header(s) -> str:
+    about = s["corpus"]
+    made = "the real-data spec" if about["origin"] == "real" else "the grid"
+    lines = [f"<p>{about['tasks']} tasks, made by taskfactory {html.escape(str(about['factory_version']))} from "
+             f"{made} <code>{html.escape(str(about['grid_name']))}</code> (sha256 "
+             f"<code>{html.escape(str(about['grid_sha256'])[:16])}</code>), its manifest written "
+             f"{html.escape(about['built_utc'])} UTC; this report by taskfactory "
+             f"{html.escape(about['report_version'])}. Every number on this page is in summary.json.</p>\n"]
+    flags = s["flags"]
+    lines.append(f"<p><b>Flags</b>: {len(flags)} figure(s) off what they should be.</p>\n" if flags
+                 else "<p><b>Flags</b>: none; every figure checked is where it should be.</p>\n")
+    if flags:
+        lines.append("<ul>" + "".join(f'<li><a href="#{_anchor(SECTIONS.index(f["section"]))}">'
+                                      f"{html.escape(f['section'])}</a>: {html.escape(f['what'])}</li>"
+                                      for f in flags) + "</ul>\n")
+    lines.append("<nav><ol>" + "".join(f'<li><a href="#{_anchor(i)}">{html.escape(t.split(". ", 1)[1])}</a></li>'
+                                        for i, t in enumerate(SECTIONS)) + "</ol></nav>\n")
+    return "".join(lines)
+
+
 def _page(summary, images) -> str:
     s = summary
     c, cal, tr, pe, fl = (s["composition"], s["calibration"], s["traps"], s["perturbations"], s["floors"])
@@ -526,7 +694,7 @@ def _page(summary, images) -> str:
             parts.append(f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(alt)}">'
                          f"<figcaption>{html.escape(alt)} ({html.escape(name)})</figcaption></figure>\n")
 
-    parts.append(f"<h2>{SECTIONS[0]}</h2>\n<p>{c['tasks']} tasks; {c['rejected']} rejected at build time.</p>\n")
+    parts.append(f"{_heading(0)}\n<p>{c['tasks']} tasks; {c['rejected']} rejected at build time.</p>\n")
     rejected = c["rejected_by_method"]
     parts.append(_table(["family", "tasks", "rejected"],
                         [(m, k, rejected.get(m, 0)) for m, k in c["by_method"].items()]
@@ -537,7 +705,7 @@ def _page(summary, images) -> str:
         parts.append(_counts_table(title, c[key]))
     parts.append("</div>\n")
 
-    parts.append(f"<h2>{SECTIONS[1]}</h2>\n<p>Families whose answer is a p-value; one gold p-value per dataset "
+    parts.append(f"{_heading(1)}\n<p>Families whose answer is a p-value; one gold p-value per dataset "
                  "(data_id), so a dataset's prompt styles count once. Under the null the p-values should be "
                  "uniform (KS p-value against uniform) and the reject rate near alpha (95 % Clopper-Pearson "
                  "interval), for the families whose null p-values are expected uniform. Exact tests of sparse "
@@ -561,7 +729,7 @@ def _page(summary, images) -> str:
     img("calibration_null_histograms.png", "Null-effect gold p-values per family")
     img("calibration_power.png", "Power by N per family")
 
-    parts.append(f"<h2>{SECTIONS[2]}</h2>\n<p>A trap: the naive test, or keeping the impossible values, decides "
+    parts.append(f"{_heading(2)}\n<p>A trap: the naive test, or keeping the impossible values, decides "
                  f"otherwise than the gold. Share of tasks with a trap: {_shown(tr['share'])}.</p>\n")
     perts = sorted({p for d in tr["share_by_method_and_perturbation"].values() for p in d})
     parts.append(_table(["family", "all"] + perts,
@@ -572,7 +740,7 @@ def _page(summary, images) -> str:
                          for m, d in tr["naive_vs_gold_z"].items()], "naive z (z of naive_p, capped at 8) vs gold z"))
     img("traps_z_scatter.png", "Gold z against naive z per family")
 
-    parts.append(f"<h2>{SECTIONS[3]}</h2>\n<p>Per perturbation kind, over tasks with a dataset: blank cells and "
+    parts.append(f"{_heading(3)}\n<p>Per perturbation kind, over tasks with a dataset: blank cells and "
                  "impossible values per row of the CSV, and rows the canonical test analysed over n (n counts the "
                  "family's unit, per group or per cluster for some families, so the ratio can exceed 1).</p>\n")
     parts.append(_table(["perturbation", "tasks", "blank cells / row", "impossible values / row", "n_analysed / n"],
@@ -581,7 +749,7 @@ def _page(summary, images) -> str:
     img("perturbations_n_analysed.png", "Rows analysed against rows drawn")
 
     cp = fl["constant_p"]
-    parts.append(f"<h2>{SECTIONS[4]}</h2>\n<p>What trivial answers score on the {fl['tasks']} p-value tasks. "
+    parts.append(f"{_heading(4)}\n<p>What trivial answers score on the {fl['tasks']} p-value tasks. "
                  f"Share of tasks whose gold z is at the reward's cap of {_shown(fl['reward_z_cap'])} "
                  f"(any smaller p-value scores the same): {_shown(fl['share_at_reward_cap'])}; at the record's "
                  f"cap of {_shown(fl['record_z_cap'])}: {_shown(fl['share_at_record_cap'])}. Raw score of always "
@@ -602,6 +770,8 @@ def _page(summary, images) -> str:
 
     parts.append(_agents_section(s["agents"]))
     img("agents_reliability.png", "Reported z against gold z per answer source")
+    parts.append(_lengths_section(s["lengths"]))
+    parts.append(_example_section(s["example"]))
 
     name = s["corpus"]["grid_name"]
     title = f"taskfactory report: {name}" if name else "taskfactory report"
@@ -609,11 +779,11 @@ def _page(summary, images) -> str:
              "table{border-collapse:collapse;margin:0.5em 1em 1em 0;font-size:13px;vertical-align:top}"
              "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child,th:first-child"
              "{text-align:left}caption{font-weight:bold;text-align:left}.row{display:flex;flex-wrap:wrap;"
-             "align-items:flex-start}img{max-width:100%}")
+             "align-items:flex-start}img{max-width:100%}pre{background:#f6f6f6;padding:0.5em;overflow-x:auto;"
+             "white-space:pre-wrap;font-size:12px}")
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
             f"<style>{style}</style></head><body>\n<h1>{html.escape(title)}</h1>\n"
-            f"<p>{s['corpus']['tasks']} tasks. Every number on this page is in summary.json.</p>\n"
-            + "".join(parts) + "</body></html>\n")
+            + _header(s) + "".join(parts) + "</body></html>\n")
 
 
 def _cap_sentence(capped: dict) -> str:
@@ -629,7 +799,7 @@ def _agents_section(ag) -> str:
     """The Agents section's text and tables (its plot follows them)."""
     sources = ag["sources"]
     files = [label for label, src in sources.items() if src["source"] == "predictions"]
-    parts = [f"<h2>{SECTIONS[5]}</h2>\n<p>The answers of {len(files)} predictions file(s) and the corpus's own "
+    parts = [f"{_heading(5)}\n<p>The answers of {len(files)} predictions file(s) and the corpus's own "
              "gold and naive answers (gold: the canonical test's; naive: the tempting test's, for the tasks that "
              "have one), scored as <code>taskfactory score</code> scores them: Raw, the decision matches the gold; "
              "Strict, it matches and the reported z is within 0.5 of the gold z (closed-form answers: within the "
@@ -693,7 +863,7 @@ def report(corpus, out, predictions=(), fmt: str | None = None) -> dict:
     out = check_new_folder(out, "-o", [corpus, *predictions])
     agent_scores = agents(corpus, predictions, fmt)
     df = load_frame(corpus)
-    summary = _summarize(df, manifest, agent_scores)
+    summary = _summarize(corpus, df, manifest, agent_scores)
     figures = {"calibration_null_histograms.png": _histograms(Figure, summary),
                "calibration_power.png": _power(Figure, summary),
                "traps_z_scatter.png": _trap_scatter(Figure, df),

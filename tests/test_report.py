@@ -19,6 +19,7 @@ from click.testing import CliRunner
 import taskfactory as tf
 from taskfactory.answers import capped_z
 from taskfactory.cli import main
+from taskfactory.corpus import iter_records
 from taskfactory.report import AGENT_BREAKDOWNS, MISSING_MATPLOTLIB, SECTIONS, source_labels
 from taskfactory.score import score
 from conftest import folder_violations
@@ -98,13 +99,14 @@ def test_report_writes_a_self_contained_page_its_pngs_and_summary(written):
     page = (written / "index.html").read_text(encoding="utf-8")
     summary = json.loads((written / "summary.json").read_text())
     pngs = sorted(written.glob("*.png"))
-    assert pngs and set(summary) >= {"composition", "calibration", "traps", "perturbations", "floors", "agents"}
+    assert pngs and set(summary) >= {"corpus", "composition", "calibration", "traps", "perturbations", "floors",
+                                     "agents", "lengths", "example", "flags"}
     embedded = [base64.b64decode(src, validate=True) for src in IMG.findall(page)]
     assert len(embedded) == page.count("<img") == len(pngs)
     assert all(data.startswith(b"\x89PNG\r\n\x1a\n") for data in embedded)
     assert sorted(embedded) == sorted(p.read_bytes() for p in pngs)
-    for heading in SECTIONS:
-        assert f"<h2>{heading}</h2>" in page
+    for i, heading in enumerate(SECTIONS, 1):
+        assert f'<h2 id="s{i}">{heading}</h2>' in page and f'<a href="#s{i}">{heading.split(". ", 1)[1]}</a>' in page
     without_images = IMG.sub("", page)
     assert "<script" not in without_images.lower() and "http" not in without_images.lower()
 
@@ -368,3 +370,42 @@ def test_the_page_renders_in_headless_chromium(written):
     for heading in SECTIONS:
         assert heading in run.stdout
     assert run.stdout.count("<img") == len(list(written.glob("*.png")))
+
+
+def test_the_report_says_what_the_corpus_is_its_prompt_lengths_and_a_task_as_the_agent_sees_it(corpus, summary):
+    records = list(iter_records(corpus, columns=["task_id", "method", "n", "prompt", "data_csv", "split"]))
+    about = summary["corpus"]
+    assert (about["grid_name"], about["origin"], about["tasks"]) == ("r", "grid", len(records))
+    assert about["factory_version"] == about["report_version"] == tf.__version__
+    lengths = summary["lengths"]
+    assert lengths["prompt_chars"]["max"] == max(len(r["prompt"]) for r in records)
+    welch = [r for r in records if r["method"] == "welch_t" and r["n"] == 60]
+    cell = lengths["by_method_and_n"]["welch_t"]["60"]
+    assert cell["tasks"] == len(welch) and cell["csv_chars"]["max"] == max(len(r["data_csv"]) for r in welch)
+    assert cell["inline_tokens_max"] == -(-max(len(r["prompt"]) + len(r["data_csv"]) for r in welch) // 3)
+    assert lengths["by_method_and_n"]["wilson_ci"]["40"]["csv_chars"]["max"] == 0
+    example = summary["example"]
+    shown = next(r for r in records if r["task_id"] == example["task_id"])
+    assert shown["data_csv"] is not None and example["prompt"] == shown["prompt"]
+    assert example["csv_head"] == "".join(shown["data_csv"].splitlines(keepends=True)[:9])
+
+
+def test_flags_name_the_figures_off_their_expectation():
+    from taskfactory.report import _flags
+
+    def family(expected, ks, rejects, borderline):
+        return {"null_p_expected": expected, "null_ks_p": ks,
+                "null": {"datasets": 100, "reject_rate": rejects / 100, **dict(zip(("ci_low", "ci_high"), {
+                    5: (0.016, 0.113), 15: (0.087, 0.236)}[rejects]))},
+                "borderline_by_n": {"60": {"datasets": 40, "reject_rate": borderline,
+                                           "ci_low": borderline - 0.15, "ci_high": borderline + 0.15}}}
+
+    summary = {"calibration": {"alpha": 0.05, "at_reward_cap": {"share": 0.08}, "families": {
+        "good": family("uniform", 0.4, 5, 0.5), "skewed": family("uniform", 1e-5, 15, 0.5),
+        "conservative": family("conservative", 1e-9, 5, 0.5), "weak": family("uniform", 0.4, 5, 0.2)}}}
+    assert [(f["section"], f["what"]) for f in _flags(summary)] == [
+        (SECTIONS[1], "skewed: null p-values are not uniform (KS p = 1e-05 over 100 datasets)"),
+        (SECTIONS[1], "skewed: null reject rate 0.15, 95 % interval 0.087 to 0.236 excludes alpha = 0.05"),
+        (SECTIONS[1], "weak: borderline reject rate 0.2 at N = 60, far from a half"),
+        (SECTIONS[1], "8.0% of datasets have their gold z at the reward's cap (more than 5%): tests score alike "
+                      "there")]
