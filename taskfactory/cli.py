@@ -554,6 +554,38 @@ def import_(spec, out, as_json):
 
 
 @main.command()
+@click.argument("corpus", type=click.Path(file_okay=False))
+@out_folder("Folder to write the re-split corpus into (new or empty).")
+@click.option("--by", type=click.Choice(["scenario", "data_id"]), default="scenario", show_default=True,
+              help="Hold out whole scenarios (no wording on both sides) or whole datasets (their prompts together).")
+@click.option("--test", "test_share", default=0.2, show_default=True, type=click.FloatRange(0, 1, min_open=True,
+                                                                                            max_open=True),
+              help="The share held out for the test split.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Seed of the choice.")
+@json_option("Print the counts per split as JSON.")
+def split(corpus, out, by, test_share, seed, as_json):
+    """Split a CORPUS anew into train and test, writing a copy with the new split.
+
+    --by scenario holds out whole scenarios, as a grid's split does (sibling
+    families together, so no scenario's wording is on both sides); --by
+    data_id holds out whole datasets, a dataset's prompt styles together.
+    verify checks the copy against the rule its manifest keeps.
+
+    Example:
+
+        taskfactory split corpus/ -o resplit/ --by scenario --test 0.25 --seed 3
+    """
+    from .resplit import resplit
+
+    manifest = resplit(corpus, out, by, test_share, seed)
+    by_split = manifest["counts"]["by_split"]
+    if as_json:
+        click.echo(json.dumps({"out": str(out), "by_split": by_split}, indent=1))
+    else:
+        click.echo(f"wrote {out}: " + ", ".join(f"{s} {n}" for s, n in by_split.items()) + " tasks")
+
+
+@main.command()
 @click.argument("kind", type=click.Choice(SCHEMA_KINDS))
 @out_file("Write the schema to this file instead (new, or a schema written before).", required=False)
 @click.option("--overwrite", is_flag=True, help="Let -o replace a file that is not a schema this command wrote.")

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import InputError
@@ -122,3 +124,21 @@ def write_output_file(path: Path, text: str, label: str) -> None:
             tmp.unlink(missing_ok=True)
     except OSError as exc:
         raise InputError(f"{label} {path}: cannot write it ({exc.strerror or exc})") from None
+
+
+@contextmanager
+def filling(out: Path):
+    """A block that fills ``out``, a folder :func:`check_new_folder` passed (absent
+    or empty), made here if absent: when the block fails, what it wrote goes
+    (the folder too, if made here), so no half-written output is left."""
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        yield out
+    except BaseException:
+        if created:
+            shutil.rmtree(out, ignore_errors=True)
+        else:
+            for child in out.iterdir():
+                shutil.rmtree(child, ignore_errors=True) if child.is_dir() and not child.is_symlink() else child.unlink()
+        raise

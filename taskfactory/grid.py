@@ -308,32 +308,38 @@ class Grid:
 
 
 def held_out_scenarios(grid: Grid) -> dict:
-    """The scenarios of each method held out for the test split.
+    """The scenarios of each method the grid holds out for its test split (see :func:`held_out`)."""
+    if not grid.split:
+        return {}
+    return held_out({m: grid.scenarios[m] for m in grid.methods}, grid.split["test"], grid.split["seed"])
+
+
+def held_out(scenarios: dict, test: float, seed: int) -> dict:
+    """The scenarios held out for the test split, per method, of the methods'
+    ``scenarios`` (method: its scenario ids).
 
     Scenarios are held out per question kind, so that sibling families (which
     share the wording of a scenario) hold out the same ones, and kinds that
     share a scenario (closed-form families asking about one story) are pooled,
     so that a scenario falls on one side of the split whatever asks about it:
-    of the ``k`` scenarios the grid uses in a pool, ``max(1, round(test * k))``
-    (never all) are held out, chosen by a hash of the split seed, the pool's
-    kinds and the scenario. A method keeps at least one scenario in train.
+    of the ``k`` scenarios of a pool, ``max(1, round(test * k))`` (never all)
+    are held out, chosen by a hash of the seed, the pool's kinds and the
+    scenario. A method keeps at least one scenario in train.
     """
-    if not grid.split:
-        return {}
     by_kind: dict[str, set] = {}
-    for method in grid.methods:
-        by_kind.setdefault(get_family(method).question_kind, set()).update(grid.scenarios[method])
+    for method, ids in scenarios.items():
+        by_kind.setdefault(get_family(method).question_kind, set()).update(ids)
     held = {}
     for kinds, ids in _pools(by_kind):
         if len(ids) < 2:
             continue
-        k = min(len(ids) - 1, max(1, round(grid.split["test"] * len(ids))))
+        k = min(len(ids) - 1, max(1, round(test * len(ids))))
         key = "+".join(kinds)
-        ranked = sorted(ids, key=lambda s: hashlib.sha256(f"{grid.split['seed']}|{key}|{s}".encode()).hexdigest())
+        ranked = sorted(ids, key=lambda s: hashlib.sha256(f"{seed}|{key}|{s}".encode()).hexdigest())
         held.update({kind: ranked[:k] for kind in kinds})
     out = {}
-    for method in grid.methods:
-        ids = list(grid.scenarios[method])
+    for method, ids in scenarios.items():
+        ids = list(ids)
         chosen = [s for s in held.get(get_family(method).question_kind, ()) if s in ids]
         if len(chosen) == len(ids):
             chosen = chosen[:-1]

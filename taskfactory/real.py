@@ -36,7 +36,6 @@ import hashlib
 import json
 import math
 import re
-import shutil
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
@@ -48,7 +47,7 @@ from ._version import __version__
 from .analysis import complete_roles, read_csv_columns
 from .condition import Condition
 from .errors import DataError, InputError, TaskFactoryError, did_you_mean
-from .folders import check_new_folder
+from .folders import check_new_folder, filling
 from .prompts import STYLES, render_prompt
 from .readers import decode, parse_json, parse_yaml, read_text
 from .reference import reference_py, reference_r
@@ -487,17 +486,8 @@ def import_spec(spec_path, out) -> dict:
     it was found."""
     out = check_new_folder(out, "-o", [spec_path])
     spec = load_spec(spec_path)
-    created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
-    try:
+    with filling(out):
         return _write(spec, out)
-    except BaseException:
-        if created:
-            shutil.rmtree(out, ignore_errors=True)
-        else:
-            for child in out.iterdir():
-                shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
-        raise
 
 
 def _write(spec: RealSpec, out: Path) -> dict:

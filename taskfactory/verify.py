@@ -42,6 +42,7 @@ from .shards import FIELDS, roles_of, schema
 from .scenarios import scenario_setting, use_scenario_setting
 from .script import behaviour
 from .real import item_of, item_records, spec_sha256, task_id
+from .resplit import SplitRule, rule_for
 from .task import Dataset, ids, record, release
 
 #: Tasks the command line re-derives when given neither ``--sample`` nor ``--all``.
@@ -172,7 +173,7 @@ def _check_completeness(root: Path, grid: Grid, manifest: dict, readable: list[t
     if not (isinstance(dropped, int) and not isinstance(dropped, bool) and dropped >= 0):
         report.add("manifest.json", f"leakage_filter.dropped_tasks ({dropped!r}) is not a count")
         dropped = 0
-    if have != want and not filtered:
+    if have != want and not filtered and "resplit" not in manifest:
         missing = [name for name in want if name not in have]
         report.add("manifest.json", f"lists the shards {', '.join(have[:3]) or 'none'}{' ...' if len(have) > 3 else ''}"
                                     f"; the grid makes {len(want)}" + (f" (missing {missing[0]})" if missing else ""))
@@ -273,7 +274,7 @@ def _differences(stored: dict, derived: dict) -> list[str]:
             if not _same(*_comparable(name, stored.get(name), derived[name]))]
 
 
-def _check_real_chunk(manifest: dict, tasks: list[dict]) -> tuple[list, int, int, int]:
+def _check_real_chunk(manifest: dict, tasks: list[dict], rule: SplitRule | None = None) -> tuple[list, int, int, int, int]:
     """Re-derive and compare the records of ``tasks`` of a corpus of real data
     from the spec in its ``manifest`` and the CSV in each record (there are no
     scripts). Returns what :func:`_check_chunk` returns."""
@@ -288,8 +289,9 @@ def _check_real_chunk(manifest: dict, tasks: list[dict]) -> tuple[list, int, int
                                              "with"))
         else:
             try:
-                derived.append((rec, item_records(manifest["name"], manifest["grid_sha256"], item, rec["data_csv"],
-                                                  [rec["prompt_style"]])[0]))
+                again = item_records(manifest["name"], manifest["grid_sha256"], item, rec["data_csv"],
+                                     [rec["prompt_style"]])[0]
+                derived.append((rec, {**again, "split": rule.split_of(rec)} if rule else again))
             except TaskFactoryError as exc:
                 problems.append((rec["task_id"], f"cannot be re-derived: {exc}"))
     for rec, again in zip([r for r, _ in derived], as_stored([d for _, d in derived], schema())):
@@ -305,12 +307,13 @@ def as_stored(records: list[dict], stored: pa.Schema) -> list[dict]:
     return pa.Table.from_pylist(records, schema=stored).to_pylist()
 
 
-def _check_chunk(grid_spec: dict, tasks: list[dict], limits: Limits,
-                 scenarios: str | None = None) -> tuple[list, int, int, int]:
+def _check_chunk(grid_spec: dict, tasks: list[dict], limits: Limits, scenarios: str | None = None,
+                 rule: SplitRule | None = None) -> tuple[list, int, int, int, int]:
     """Re-derive and compare the records of ``tasks``, then run the scripts that
     match. Returns (problems, records that match in full, scripts that
     reproduce, scripts run, tasks checked). ``scenarios`` is the caller's scenario setting (see
-    :func:`~taskfactory.scenarios.scenario_setting`)."""
+    :func:`~taskfactory.scenarios.scenario_setting`); ``rule``, the split rule of a re-split corpus,
+    gives each task's split in place of the grid's."""
     use_scenario_setting(scenarios)
     grid = load_grid(grid_spec, source="manifest.json grid")
     stored = schema()
@@ -325,6 +328,8 @@ def _check_chunk(grid_spec: dict, tasks: list[dict], limits: Limits,
         except ValueError as exc:
             outcomes.append(f"cannot be re-derived: {exc}")
             continue
+        if rule is not None:
+            c = c._replace(split=rule.split_of(rec))
         task_id, data_id, _ = ids(grid, c)
         if task_id != tid:
             outcomes.append(f"task_id differs from the id of its coordinates ({task_id})")
@@ -403,7 +408,16 @@ def _chunks(readable, chosen, bad_rows, report: VerifyReport, size: int = CHUNK)
 
 def _check_origin(root: Path, manifest: dict, readable: list[tuple[Path, int]], report: VerifyReport) -> bool:
     """The corpus holds what the grid or the real-data spec it was made from
-    makes; False when that cannot be loaded (no task can then be re-derived)."""
+    makes, split as its manifest's ``resplit`` says where it has one; False
+    when that cannot be loaded (no task can then be re-derived)."""
+    if "resplit" in manifest:
+        try:
+            rule = SplitRule.of(manifest["resplit"])
+        except InputError as exc:
+            report.add("manifest.json", str(exc).removeprefix("manifest.json: "))
+            return False
+        if rule_for(root, rule.by, rule.test, rule.seed) != rule:
+            report.add("manifest.json", "resplit holds out other scenarios than its rule gives on this corpus")
     if manifest.get("origin") == corpus.ORIGIN_REAL:
         return _check_real_completeness(manifest, readable, report)
     try:
@@ -434,9 +448,10 @@ def _rederive(manifest: dict, readable: list[tuple[Path, int]], bad_rows: set, r
     todo = total - len(bad) if chosen is None else len(chosen - bad)
     size = chunk_size(todo, jobs)
     chunks = _chunks(readable, chosen, bad_rows, report, size)
-    calls = (delayed(_check_real_chunk)(manifest, chunk) for chunk in chunks) \
+    rule = SplitRule.of(manifest["resplit"]) if "resplit" in manifest else None
+    calls = (delayed(_check_real_chunk)(manifest, chunk, rule) for chunk in chunks) \
         if manifest.get("origin") == corpus.ORIGIN_REAL else \
-        (delayed(_check_chunk)(manifest["grid"], chunk, limits, scenario_setting()) for chunk in chunks)
+        (delayed(_check_chunk)(manifest["grid"], chunk, limits, scenario_setting(), rule) for chunk in chunks)
     # Processes (loky), not threads: re-deriving a record is Python work that holds the GIL, and
     # release() turns warnings into errors with warnings.catch_warnings, which is process-wide, so
     # threads would undo each other's filters. Chunks come back in order: the report lists the

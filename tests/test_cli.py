@@ -25,7 +25,7 @@ def test_every_command_has_help_with_an_example_and_a_readme_entry(command):
 
 
 # The option vocabulary: what each command writes, whether its work runs in parallel and for long.
-WRITES_FOLDER = {"build", "export", "import", "report", "trajectories"}
+WRITES_FOLDER = {"build", "export", "import", "report", "split", "trajectories"}
 WRITES_FILE = {"agent-eval", "schema"}
 PARALLEL = {"agent-eval", "build", "leakage", "plan", "trajectories", "verify"}
 LONG_RUNNING = {"agent-eval", "build", "leakage", "trajectories", "verify"}
