@@ -11,10 +11,12 @@ tasks, the tasks as the other formats read them):
 
 - ``jsonl``: one task per line: task_id, split, prompt, delivery, data_file,
   answer_kind, ground_truth (what :func:`taskfactory.reward.reward` grades
-  against) and the task's coordinates;
+  against), difficulty (:mod:`taskfactory.difficulty`) and the task's
+  coordinates;
 - ``verl``: ``<split>.parquet`` for verl's multi-turn tool agent loop
   (data_source, agent_name, prompt as chat messages, ability, reward_model
-  {style: rule, ground_truth: JSON}, extra_info with tools_kwargs), the tool
+  {style: rule, ground_truth: JSON}, extra_info with the difficulty and
+  tools_kwargs), the tool
   config naming :class:`taskfactory.agent.verl_tool.CodeTool`, ``reward.py``
   and ``prompt_lengths.json``;
 - ``lm-eval``: a task folder (``taskfactory_<split>.yaml`` and ``utils.py``)
@@ -37,6 +39,7 @@ import re
 from pathlib import Path
 
 from .corpus import SPLITS, atomic_write_text, is_task_id, iter_records
+from .difficulty import FIELDS as DIFFICULTY_FIELDS, difficulty
 from .errors import InputError
 from .folders import check_new_folder
 from .answers import KINDS
@@ -49,8 +52,9 @@ DELIVERIES = ("inline", "file", "auto")
 INLINE_MAX = 16_000
 DATA_SOURCE = "taskfactory"
 ABILITY = "statistics"
-COLUMNS = ["task_id", "split", "method", "scenario", "n", "effect", "prompt_style", "perturbation", "trap",
-           "prompt", "data_csv", "data_filename", "answer_kind", "gold", "accepted"]
+COLUMNS = list(dict.fromkeys(["task_id", "split", "method", "scenario", "n", "effect", "prompt_style", "perturbation",
+                              "trap", "prompt", "data_csv", "data_filename", "answer_kind", "gold", "accepted",
+                              *DIFFICULTY_FIELDS]))
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.csv$")
 
 
@@ -113,7 +117,7 @@ def export(corpus, to: str, dest, data: str = "auto", inline_max: int = INLINE_M
         rows_by_split[rec["split"]].append({
             "task_id": rec["task_id"], "split": rec["split"], "prompt": prompt, "delivery": delivery,
             "data_file": data_file, "data_filename": rec["data_filename"], "answer_kind": rec["answer_kind"],
-            "ground_truth": ground_truth(rec),
+            "ground_truth": ground_truth(rec), "difficulty": difficulty(rec),
             **{k: rec[k] for k in ("method", "scenario", "n", "effect", "prompt_style", "perturbation", "trap")}})
         key = f"{rec['split']}/{delivery}"
         counts[key] = counts.get(key, 0) + 1
@@ -178,7 +182,7 @@ def _verl(dest: Path, rows_by_split: dict, csvs: dict) -> None:
         ("ability", pa.string()),
         ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
         ("extra_info", pa.struct([("task_id", pa.string()), ("split", pa.string()), ("index", pa.int64()),
-                                  ("data_file", pa.string()),
+                                  ("data_file", pa.string()), ("difficulty", pa.float64()),
                                   ("tools_kwargs", pa.struct([(name, create) for name in TOOL_LANGUAGE]))])),
     ])
     lengths = {}
@@ -195,6 +199,7 @@ def _verl(dest: Path, rows_by_split: dict, csvs: dict) -> None:
                 "ability": ABILITY,
                 "reward_model": {"style": "rule", "ground_truth": json.dumps(r["ground_truth"])},
                 "extra_info": {"task_id": r["task_id"], "split": split, "index": i, "data_file": r["data_file"],
+                               "difficulty": r["difficulty"],
                                "tools_kwargs": {name: {"create_kwargs": data} for name in TOOL_LANGUAGE}}})
         pq.write_table(pa.Table.from_pylist(records, schema=schema), dest / f"{split}.parquet")
         lengths[split] = _lengths([rec["prompt"][0]["content"] + rec["prompt"][1]["content"] for rec in records])

@@ -53,7 +53,7 @@ COLUMNS = ["data_id", "method", "n", "effect", "prompt_style", "perturbation", "
            "gold_p", "gold_z", "gold_decision", "naive_p", "trap", "n_blank_cells", "n_impossible_values", "n_rows",
            "n_analysed"]
 SECTIONS = ("1. Composition", "2. Calibration", "3. Traps", "4. Perturbations", "5. Floors", "6. Agents",
-            "7. Prompt lengths", "8. A task as the agent sees it")
+            "7. Difficulty", "8. Prompt lengths", "9. A task as the agent sees it")
 #: The record columns the Agents section breaks the scores down by, and their titles.
 AGENT_BREAKDOWNS = {"method": "family", "effect": "effect", "prompt_style": "prompt style",
                     "perturbation": "perturbation", "trap": "trap"}
@@ -422,6 +422,30 @@ def _example(corpus, rows: int = 8) -> dict | None:
             "csv_head": "".join(view["data_csv"].splitlines(keepends=True)[:rows + 1])}
 
 
+def _difficulty(corpus) -> dict:
+    """The distribution of the tasks' difficulty (:mod:`taskfactory.difficulty`) per family, in bins of 0.2."""
+    import numpy as np
+
+    from .corpus import iter_records
+    from .difficulty import FIELDS, difficulty
+
+    values: dict[str, list] = {}
+    for rec in iter_records(corpus, columns=list(FIELDS)):
+        d = difficulty(rec)
+        if d is not None:
+            values.setdefault(rec["method"], []).append(d)
+    edges = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+
+    def bins(v):
+        return [int(c) for c in np.histogram(v, bins=edges)[0]]
+
+    every = [d for v in values.values() for d in v]
+    return {"unit": "p-value tasks; 0 easy, 1 hard", "bin_edges": edges,
+            "overall": {"tasks": len(every), "mean": _r(np.mean(every)) if every else None, "counts": bins(every)},
+            "by_method": {m: {"tasks": len(v), "mean": _r(np.mean(v)), "counts": bins(v)}
+                          for m, v in sorted(values.items())}}
+
+
 def _flags(summary: dict) -> list[dict]:
     """Figures off what they should be, each with its section: null p-values
     not uniform or a null reject rate whose interval excludes alpha (families
@@ -464,7 +488,7 @@ def summarize(corpus, predictions=(), fmt: str | None = None) -> dict:
 def _summarize(corpus, df, manifest, agent_scores: dict) -> dict:
     summary = {"corpus": _about(corpus, manifest, df), "composition": _composition(df, manifest),
                "calibration": _calibration(df), "traps": _traps(df), "perturbations": _perturbations(df),
-               "floors": _floors(df), "agents": agent_scores, **_texts(corpus)}
+               "floors": _floors(df), "agents": agent_scores, "difficulty": _difficulty(corpus), **_texts(corpus)}
     summary["flags"] = _flags(summary)
     return summary
 
@@ -640,7 +664,7 @@ def _heading(i: int) -> str:
 
 
 def _lengths_section(le) -> str:
-    parts = [f"{_heading(6)}\n<p>Prompt and CSV lengths in {html.escape(le['unit'])}. A trainer's "
+    parts = [f"{_heading(7)}\n<p>Prompt and CSV lengths in {html.escape(le['unit'])}. A trainer's "
              "<code>max_prompt_length</code> must hold the prompt with its CSV where the CSV is inline: "
              f"{le['inline_tokens']['max']} tokens at most, {le['inline_tokens']['p95']} for 95 % of tasks "
              f"(median {le['inline_tokens']['median']}). Inline delivery (<code>export --data auto</code>) takes "
@@ -654,10 +678,24 @@ def _lengths_section(le) -> str:
     return "".join(parts)
 
 
+def _difficulty_section(di) -> str:
+    edges = di["bin_edges"]
+    labels = [f"{a:g}-{b:g}" for a, b in zip(edges, edges[1:])]
+    return (f"{_heading(6)}\n<p>Each p-value task's difficulty, from 0 (easy) to 1 (hard), from its record alone "
+            "(taskfactory.difficulty): 1 - careless x (1/2 + margin/2), where careless is the reward the tempting "
+            "analyses earn (the naive test, keeping the impossible values; the worse of them) and margin how far "
+            "the gold z lies from the critical z, as a share of it. The exports carry it per task, for a "
+            f"curriculum. Mean over {di['overall']['tasks']} tasks: {_shown(di['overall']['mean'])}.</p>\n"
+            + _table(["family", "tasks", "mean", *labels],
+                     [["all", di["overall"]["tasks"], di["overall"]["mean"], *di["overall"]["counts"]]]
+                     + [[m, d["tasks"], d["mean"], *d["counts"]] for m, d in di["by_method"].items()],
+                     "tasks per difficulty bin"))
+
+
 def _example_section(ex) -> str:
     if ex is None:
-        return f"{_heading(7)}\n<p>The corpus has no task with a dataset.</p>\n"
-    return (f"{_heading(7)}\n<p>Task <code>{html.escape(ex['task_id'])}</code>: the prompt, then the head of "
+        return f"{_heading(8)}\n<p>The corpus has no task with a dataset.</p>\n"
+    return (f"{_heading(8)}\n<p>Task <code>{html.escape(ex['task_id'])}</code>: the prompt, then the head of "
             f"<code>{html.escape(ex['data_filename'])}</code>, as an agent sees them; the gold, the family and the "
             f"naive test are the grader's.</p>\n<pre>{html.escape(ex['prompt'])}</pre>\n"
             f"<pre>{html.escape(ex['csv_head'])}</pre>\n")
@@ -770,6 +808,7 @@ def _page(summary, images) -> str:
 
     parts.append(_agents_section(s["agents"]))
     img("agents_reliability.png", "Reported z against gold z per answer source")
+    parts.append(_difficulty_section(s["difficulty"]))
     parts.append(_lengths_section(s["lengths"]))
     parts.append(_example_section(s["example"]))
 
