@@ -192,7 +192,8 @@ def inspect(corpus, task_id, method, rows, as_json):
               help="Score the corpus's own gold or naive answers instead of a predictions file.")
 @click.option("--by", default="method", show_default=True,
               help="Comma-separated record columns to break the figures down by "
-                   "(method, effect, prompt_style, perturbation, trap, n, split, scenario, answer_kind).")
+                   "(method, effect, prompt_style, perturbation, trap, n, split, scenario, answer_kind, "
+                   "difficulty).")
 @click.option("--no-method-aware", "paper", is_flag=True,
               help="Grade every answer against the canonical gold, as the paper does.")
 @from_option()

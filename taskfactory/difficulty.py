@@ -47,3 +47,15 @@ def difficulty(record: Mapping) -> float | None:
     critical = float(stats.norm.isf(record["alpha"] / 2))
     margin = min(1.0, abs(capped_z(gold["p_value"]) - critical) / critical)
     return round(1.0 - careless * (0.5 + 0.5 * margin), 4)
+
+
+#: The bins of :func:`difficulty_bin`.
+BIN_EDGES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+def difficulty_bin(value: float | None) -> str:
+    """The bin of 0.2 a difficulty falls in (``0.4-0.6``; the last holds 1), or ``none``."""
+    if value is None:
+        return "none"
+    k = min(int(value / 0.2 + 1e-9), len(BIN_EDGES) - 2)
+    return f"{BIN_EDGES[k]:g}-{BIN_EDGES[k + 1]:g}"

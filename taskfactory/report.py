@@ -427,14 +427,14 @@ def _difficulty(corpus) -> dict:
     import numpy as np
 
     from .corpus import iter_records
-    from .difficulty import FIELDS, difficulty
+    from .difficulty import BIN_EDGES, FIELDS, difficulty
 
     values: dict[str, list] = {}
     for rec in iter_records(corpus, columns=list(FIELDS)):
         d = difficulty(rec)
         if d is not None:
             values.setdefault(rec["method"], []).append(d)
-    edges = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    edges = list(BIN_EDGES)
 
     def bins(v):
         return [int(c) for c in np.histogram(v, bins=edges)[0]]

@@ -30,15 +30,18 @@ import numpy as np
 
 from .completions import Answer, answer_from_fields, gives_fields, parse_answer
 from .corpus import is_task_id, iter_records
+from .difficulty import FIELDS as DIFFICULTY_FIELDS, difficulty, difficulty_bin
 from .frameworks import framework_rows
 from .errors import InputError
 from .readers import MAX_DEPTH, nested_within
 from .reward import RewardResult, reward
 
-#: Record columns a breakdown may group by.
-BREAKDOWNS = ("method", "effect", "prompt_style", "perturbation", "trap", "n", "split", "scenario", "answer_kind")
-COLUMNS = ["task_id", "method", "scenario", "n", "effect", "prompt_style", "perturbation", "trap", "split",
-           "answer_kind", "gold", "accepted", "gold_method", "naive_method", "naive_p", "naive_decision"]
+#: Record columns a breakdown may group by, and ``difficulty`` (its bin of 0.2, :mod:`taskfactory.difficulty`).
+BREAKDOWNS = ("method", "effect", "prompt_style", "perturbation", "trap", "n", "split", "scenario", "answer_kind",
+              "difficulty")
+COLUMNS = list(dict.fromkeys(["task_id", "method", "scenario", "n", "effect", "prompt_style", "perturbation", "trap",
+                              "split", "answer_kind", "gold", "accepted", "gold_method", "naive_method", "naive_p",
+                              "naive_decision", *DIFFICULTY_FIELDS]))
 BASELINES = ("gold", "naive")
 #: Problems listed by line number, at most this many per kind (all are counted).
 MAX_LISTED = 20
@@ -314,6 +317,9 @@ def score(corpus, predictions=None, by=("method",), baseline: str | None = None,
     if (predictions is None) == (baseline is None):
         raise InputError("score needs a predictions file or --baseline, not both")
     records = {rec["task_id"]: rec for rec in iter_records(corpus, columns=COLUMNS)}
+    if "difficulty" in by:
+        for rec in records.values():
+            rec["difficulty"] = difficulty_bin(difficulty(rec))
     if baseline is not None:
         answers, problems = baseline_answers(list(records.values()), baseline), Problems()
     else:

@@ -49,3 +49,16 @@ def test_exports_carry_each_tasks_difficulty(tmp_path):
     records = {r["task_id"]: r for r in iter_records(tmp_path / "c")}
     assert [r["difficulty"] for r in rows] == [difficulty(records[r["task_id"]]) for r in rows]
     assert all(0.0 <= r["difficulty"] <= 1.0 for r in rows)
+
+
+def test_score_by_difficulty_the_naive_tests_reward_falls_from_bin_to_bin(tmp_path):
+    import taskfactory as tf
+    from conftest import PINNED
+    from taskfactory.score import score
+
+    tf.build({"name": "d", "seed": 5, "methods": ["welch_t", "paired_t"], "n": [60, 200],
+              "scenarios": {"welch_t": PINNED["welch_t"]}, "effects": ["null", "borderline", "medium"],
+              "perturbations": ["none", "extreme"]}, tmp_path / "c")
+    bins = score(tmp_path / "c", baseline="naive", by=("difficulty",)).breakdowns["difficulty"]
+    rewards = [bins[b]["mean_reward"] for b in sorted(bins) if bins[b]["tasks"] >= 10]
+    assert len(rewards) >= 3 and rewards == sorted(rewards, reverse=True), bins
