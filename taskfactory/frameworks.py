@@ -65,16 +65,10 @@ EXPECTED = {
 }
 
 
-def _json(text: str | bytes, where: str, fmt: str):
-    from .readers import MAX_DEPTH, nested_within
+def _json(text: str | bytes, where: str):
+    from .readers import parse_json
 
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        raise InputError(f"{where}: not JSON; {EXPECTED[fmt]}") from None
-    if not nested_within(value, MAX_DEPTH):
-        raise InputError(f"{where}: nested more than {MAX_DEPTH} levels deep")
-    return value
+    return parse_json(text, where, InputError)
 
 
 def _jsonl(path: Path, fmt: str):
@@ -86,7 +80,7 @@ def _jsonl(path: Path, fmt: str):
             if len(line) > MAX_LINE_BYTES:
                 raise InputError(f"{path} line {number}: longer than {MAX_LINE_BYTES >> 20} MB")
             if line.strip():
-                row = _json(line, f"{path} line {number}", fmt)
+                row = _json(line, f"{path} line {number}")
                 if not isinstance(row, dict):
                     raise InputError(f"{path} line {number}: not a JSON object; {EXPECTED[fmt]}")
                 yield row
@@ -128,7 +122,7 @@ def _inspect(path: Path) -> list[dict]:
         samples = _inspect_zip(path)
     else:
         with open(path, "rb") as fh:
-            log = _json(fh.read(), str(path), "inspect")
+            log = _json(fh.read(), str(path))
         if not isinstance(log, dict) or not isinstance(log.get("samples", []), list) or "eval" not in log:
             raise InputError(f"{path}: not an Inspect log; {EXPECTED['inspect']}")
         samples = log.get("samples", [])
@@ -152,7 +146,7 @@ def _inspect_zip(path: Path) -> list:
             too_large = next((i.filename for i in names if i.file_size > MAX_ENTRY_BYTES), None)
             if too_large:
                 raise InputError(f"{path}: the entry {too_large} is larger than {MAX_ENTRY_BYTES >> 20} MB")
-            return [_json(archive.read(i), f"{path}: {i.filename}", "inspect") for i in names]
+            return [_json(archive.read(i), f"{path}: {i.filename}") for i in names]
     except (zipfile.BadZipFile, OSError) as exc:
         raise InputError(f"{path}: cannot read the Inspect log ({exc})") from None
 

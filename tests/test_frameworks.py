@@ -109,7 +109,7 @@ def test_a_predictions_file_of_framework_lines_is_refused_with_the_way_to_read_i
                                        "lm_eval --log_samples writes"),
     ("verifiers", '{"doc": {}, "resps": []}\n', ": a line without task and traces; expected the traces.jsonl of a "
                                                  "verifiers run"),
-    ("verifiers", "not json\n", " line 1: not JSON; expected the traces.jsonl of a verifiers run"),
+    ("verifiers", "not json\n", " line 1: not valid JSON (Expecting value at line 1 column 1)"),
     ("lm-eval", "", ": holds no lm-eval sample; expected the samples_<task>_<date>.jsonl that lm_eval --log_samples "
                     "writes"),
 ])
