@@ -25,7 +25,6 @@ reply comes back as a row without one, which ``score`` counts as a problem.
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 

@@ -215,11 +215,12 @@ def _check_real_completeness(manifest: dict, readable: list[tuple[Path, int]], r
         report.add("manifest.json", "its spec does not match its grid_sha256")
         return False
     have = {tid for file, _ in readable for tid in read_columns(file, ["task_id"]).column("task_id").to_pylist()}
-    for what, ids in (("lacks the task", sorted(want - have)), ("holds the task", sorted(have - want))):
-        if ids:
-            report.add("manifest.json" if what.startswith("lacks") else ids[0],
-                       f"the corpus {what} {ids[0]}" + (f" and {len(ids) - 1} more" if len(ids) > 1 else "")
-                       + (" of its spec" if what.startswith("lacks") else ", which its spec does not make"))
+    lacking, extra = sorted(want - have), sorted(have - want)
+    more = lambda found: f" and {len(found) - 1} more" if len(found) > 1 else ""   # noqa: E731
+    if lacking:
+        report.add("manifest.json", f"the corpus lacks the task {lacking[0]}{more(lacking)} of its spec")
+    if extra:
+        report.add(extra[0], f"the corpus holds the task {extra[0]}{more(extra)}, which its spec does not make")
     _check_counts_and_splits(manifest, readable, report)
     return True
 

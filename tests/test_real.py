@@ -114,6 +114,20 @@ def test_verify_names_a_record_that_differs_from_its_spec(imported, tmp_path):
     assert report.problems == [(rows[0]["task_id"], "question differs from the re-derived one (from character 0)")]
 
 
+def test_verify_names_a_task_of_the_spec_the_corpus_lacks(imported, tmp_path):
+    copy = tmp_path / "corpus"
+    shutil.copytree(imported, copy)
+    shard = sorted((copy / "data").glob("train-*.parquet"))[0]
+    rows = pq.read_table(shard).to_pylist()
+    write_shard(shard, rows[1:], {})
+    manifest = json.loads((copy / "manifest.json").read_text())
+    entry = next(e for e in manifest["shards"] if e["path"] == f"data/{shard.name}")
+    entry["sha256"], entry["bytes"], entry["rows"] = sha256_file(shard), shard.stat().st_size, len(rows) - 1
+    manifest["counts"]["tasks"] -= 1
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    assert tf.verify(copy).problems == [("manifest.json", f"the corpus lacks the task {rows[0]['task_id']} of its spec")]
+
+
 def test_a_jsonl_spec_gives_the_yaml_specs_tasks(imported, tmp_path):
     spec = write_spec(tmp_path, [CLINIC, OVARIAN_ITEM], ".jsonl")
     manifest = import_spec(spec, tmp_path / "corpus")
