@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from .answers import P_VALUE, AnswerSpec
 from .errors import ScenarioError
+from .scenarios import NUMERIC_TYPES
 from .testnames import TestName
 from .validation import Problems
 
@@ -352,9 +353,9 @@ class Family(ABC):
                 var = names.get(col) if isinstance(col, str) else None
                 if var is None:
                     problems.add(f"role '{role}' names '{col}', which is not a variable", where)
-                elif kind == "numeric" and var.type not in ("numeric", "integer"):
+                elif kind == "numeric" and var.type not in NUMERIC_TYPES:
                     problems.add(f"role '{role}' needs a numeric column, '{col}' is {var.type}", where)
-                elif kind == "columns" and var.type not in ("numeric", "integer", "category"):
+                elif kind == "columns" and var.type not in (*NUMERIC_TYPES, "category"):
                     problems.add(f"role '{role}' needs numeric or category columns, '{col}' is {var.type}", where)
                 elif kind not in ("numeric", "columns") and var.type != kind:
                     problems.add(f"role '{role}' needs a {kind} column, '{col}' is {var.type}", where)

@@ -24,6 +24,7 @@ import math
 
 from .errors import GridError
 from .kit import DESIGN_TYPES
+from .scenarios import NUMERIC_TYPES
 
 PARTS = ("missing", "missing_mnar", "extreme")
 CHOICES = ("none", "missing", "missing_mnar", "extreme", "missing+extreme", "missing_mnar+extreme")
@@ -47,7 +48,7 @@ def canonical(name, where: str = "perturbations") -> str:
 def extreme_columns(family, scenario) -> list[str]:
     """Numeric columns of the test, else the numeric extras (where impossible
     values then test whether an agent leaves irrelevant columns alone)."""
-    numeric = [v.name for v in scenario.variables if v.type in ("numeric", "integer")]
+    numeric = [v.name for v in scenario.variables if v.type in NUMERIC_TYPES]
     used = [c for c in family.role_columns(scenario.roles) if c in numeric]
     return used or numeric
 

@@ -26,7 +26,7 @@ from .grid import Coord, Grid, load_grid
 from .registry import get_family
 from .catalogue import get_scenario
 from .corpus import part_name, shard_name
-from .scenarios import DESIGN_TYPES, SCENARIO_CLIPPED_SHARE, scenario_root, scenario_setting
+from .scenarios import DESIGN_TYPES, NUMERIC_TYPES, SCENARIO_CLIPPED_SHARE, scenario_root, scenario_setting
 from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ShardWriter, text_chars
 
 # What a build spends outside its chunks, in seconds: loading the grid, the
@@ -430,7 +430,7 @@ def _probe_columns(columns: list[dict]) -> list[dict]:
     neither is clipped, so the probe draws the same values and counts the
     same clipped ones; only the text of the labels, most of its time, is not made."""
     kept = [spec for spec in columns if spec["type"] != "id"]
-    if not any(spec["type"] in ("numeric", "integer") for spec in kept):
+    if not any(spec["type"] in NUMERIC_TYPES for spec in kept):
         return columns
     return [{**spec, "type": "period"} if spec["type"] in DESIGN_TYPES else spec for spec in kept]
 

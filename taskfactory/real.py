@@ -52,7 +52,7 @@ from .prompts import STYLES, render_prompt
 from .readers import decode, parse_json, parse_yaml, read_text
 from .reference import reference_py, reference_r
 from .registry import families, family_names, get_family
-from .scenarios import LEVEL
+from .scenarios import LEVEL, TYPES
 from .shards import stored_roles, write_shard
 from .task import Dataset, data_problems, judge, one_thread, outcome_fields, warnings_as_errors
 from .validation import Problems, path_text, translate, worded
@@ -74,7 +74,6 @@ R_RESERVED = frozenset("if else repeat while function for next break TRUE FALSE 
 INFERRED = "not described by the source; its type is read from the values"
 #: The most distinct values a text column may have to be described as a category.
 MAX_LEVELS = 30
-TYPES = ("numeric", "integer", "category", "id", "cluster", "unit", "period")
 
 
 class SpecError(InputError):

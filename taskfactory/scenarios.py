@@ -76,6 +76,8 @@ from .validation import Problems, translate, worded
 IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
 LEVEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.+<>=/-]*$")
 TYPES = ("id", "cluster", "unit", "period", "numeric", "integer", "category")
+#: The types of a variable that holds numbers.
+NUMERIC_TYPES = ("numeric", "integer")
 #: Types whose values label rows rather than measure them: the row id (numbered
 #: by the factory); the cluster a row belongs to, the unit (subject, firm,
 #: region) measured repeatedly, and the period of that measurement (all three
@@ -399,7 +401,7 @@ def _parse_variable(entry, where: str) -> Variable:
     where = f"{where}, variable '{entry.name}'"
     given, vtype = entry.model_fields_set, entry.type
     rng = entry.range
-    if vtype in ("numeric", "integer"):
+    if vtype in NUMERIC_TYPES:
         if rng is None:
             _fail(where, f"range ({rng!r}) must be [low, high] with low < high, finite numbers at most "
                   f"{MAX_MAGNITUDE:g} in magnitude")
@@ -420,7 +422,7 @@ def _parse_variable(entry, where: str) -> Variable:
         _fail(where, f"a {vtype} variable takes no prefix")
     relates = entry.relates
     if relates is not None:
-        if vtype not in ("numeric", "integer") or dist is None:
+        if vtype not in NUMERIC_TYPES or dist is None:
             _fail(where, "only a numeric extra column with a 'dist' takes 'relates'")
         relates = {"to": relates.to, "r": float(relates.r)}
     if entry.per is not None and dist is None:
@@ -688,7 +690,7 @@ def _check_columns(variables: list[Variable], roles: dict, has_data: bool, where
             _fail(where, f"extra variable '{v.name}' needs a 'dist'")
         if v.per_unit and not any(u.type == "unit" for u in variables):
             _fail(where, f"extra variable '{v.name}' is drawn per unit, but the dataset has no unit column")
-    numeric_used = {v.name for v in variables if v.name in used and v.type in ("numeric", "integer")}
+    numeric_used = {v.name for v in variables if v.name in used and v.type in NUMERIC_TYPES}
     for v in variables:
         if v.relates is not None and (v.name in used or v.relates["to"] not in numeric_used):
             _fail(where, f"variable '{v.name}' relates to '{v.relates['to']}'; an extra column may relate only to a "

@@ -35,7 +35,7 @@ from ..family import Family
 from ..kit import column_spec, finish, labels_for, split_sizes
 from ..registry import register
 from ..result import Term, TestResult
-from ..scenarios import require_direction, require_number
+from ..scenarios import NUMERIC_TYPES, require_direction, require_number
 from . import _describe
 from ._common import grouped, numeric, require, require_varies
 from ._names import HOLM_WELCH, WELCH_T
@@ -202,7 +202,7 @@ class MarkerPanel(Family):
             raise ValueError("dgp panel must give [mean, sd] for each marker, and only for them")
         for name in markers:
             var = scenario.variable(name)
-            if var.type not in ("numeric", "integer"):
+            if var.type not in NUMERIC_TYPES:
                 raise ValueError(f"marker '{name}' must be numeric")
             mean, sd = panel[name]
             require_number(mean, f"dgp panel {name} mean")
