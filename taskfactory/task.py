@@ -205,14 +205,22 @@ class Judged:
     n_impossible_values: int
 
 
-def judge(family, cond: Condition, csv_text: str, ranges: dict) -> Judged:
+def judge(family, cond: Condition, csv_text: str, ranges: dict, naive_required: bool = True) -> Judged:
     """Analyse the released ``csv_text`` of ``cond`` with the plausible ``ranges``
-    (a :class:`DataError` where its data cannot give a reliable gold)."""
+    (a :class:`DataError` where its data cannot give a reliable gold, or,
+    when ``naive_required``, a naive test; else the naive test is None where
+    it cannot run on the data, as on real data it may not)."""
     columns = read_csv_columns(csv_text, list(dict.fromkeys([*family.role_columns(cond.roles), *ranges])))
     blank, impossible = _spoiled_counts(columns, family, cond.roles, ranges)
     data = prepare(family, columns, cond.roles, ranges)
     gold = run_test(family, cond, data, prepared=True)
-    naive = run_test(family, cond, data, which="naive", prepared=True) if family.naive_method else None
+    naive = None
+    if family.naive_method:
+        try:
+            naive = run_test(family, cond, data, which="naive", prepared=True)
+        except DataError:
+            if naive_required:
+                raise
     accepted = tuple(run_test(family, cond, data, which=alt, prepared=True) for alt in family.accepted)
     kept = None
     if impossible:

@@ -26,7 +26,10 @@ OVARIAN = pd.DataFrame({
     "futime": [59, 115, 156, 421, 431, 448, 464, 475, 477, 563, 638, 744, 769, 770, 803, 855, 1040, 1106, 1129, 1206,
                1227, 268, 329, 353, 365, 377],
     "fustat": [1, 1, 1, 0, 1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0],
-    "rx": list("aaabaabbabab" "bbaaaabbbaabbb")})
+    "rx": list("aaabaabbabab" "bbaaaabbbaabbb"),
+    "age": [72.3315, 74.4932, 66.4658, 53.3644, 50.3397, 56.4301, 56.937, 59.8548, 64.1753, 55.1781, 56.7562, 50.1096,
+            59.6301, 57.0521, 39.2712, 43.1233, 38.8932, 44.6, 53.9068, 44.2055, 59.589, 74.5041, 43.137, 63.2192,
+            64.4247, 58.3096]})
 
 
 def test_a_list_of_columns_left_out_is_none_as_in_rs_call_without_it():
@@ -40,6 +43,21 @@ def test_a_list_of_columns_left_out_is_none_as_in_rs_call_without_it():
     assert tf.analyse("log_rank", OVARIAN, roles).pvalue == pytest.approx(0.30259111698909524, rel=1e-12)
     assert tf.analyse("cox_ph", OVARIAN, roles).pvalue == pytest.approx(0.30963044880655261, rel=1e-12)
     assert tf.analyse("cox_ph", OVARIAN, roles).pvalue == tf.analyse("cox_ph", OVARIAN, {**roles, "covariates": []}).pvalue
+
+
+def test_a_cox_model_takes_a_numeric_exposure_as_r_does():
+    """survival's ovarian data:
+    > summary(coxph(Surv(futime, fustat) ~ age, data = d))$coefficients[1, c(4, 5)]
+    3.2492853410073552 0.0011569536100349946
+    > summary(coxph(Surv(futime, fustat) ~ age + rx, data = d))$coefficients[1, 5]
+    [1] 0.0014102423942953927
+    """
+    roles = {"time": "futime", "event": "fustat", "group": "age"}
+    res = tf.analyse("cox_ph", OVARIAN, roles)
+    assert (res.statistic, res.pvalue) == (pytest.approx(3.2492853410073552, rel=1e-12),
+                                           pytest.approx(0.0011569536100349946, rel=1e-12))
+    assert tf.analyse("cox_ph", OVARIAN, {**roles, "covariates": ["rx"]}).pvalue == \
+        pytest.approx(0.0014102423942953927, rel=1e-12)
 
 
 def test_analyse_names_a_missing_column():

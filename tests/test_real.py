@@ -192,3 +192,19 @@ def test_real_items_are_not_leakage_and_a_planted_copy_is(shipped, tmp_path):
     report = check_leakage(corpus, [bench])
     assert [it.id for it in report.flagged] == ["planted"]
     assert report.flagged[0].flags == ["text-ngram", "text-containment", "text-minhash", "data-rows"]
+
+
+def test_a_real_cox_model_of_a_numeric_exposure_is_imported_without_a_naive_test(tmp_path):
+    """> summary(coxph(Surv(futime, fustat) ~ age, data = d))$coefficients[1, 5]   # survival's ovarian
+    [1] 0.0011569536100349946
+    The naive test of cox_ph, the log-rank test of the groups, has no groups to compare here."""
+    spec = write_spec(tmp_path, [{**OVARIAN_ITEM, "id": "ovarian_age", "method": "cox_ph",
+                                  "roles": {"time": "futime", "event": "fustat", "group": "age"},
+                                  "question": "Does the hazard of death rise with age?"}])
+    import_spec(spec, tmp_path / "corpus")
+    tasks = {t["prompt_style"]: t for t in iter_records(tmp_path / "corpus")}
+    assert tasks["basic"]["gold_p"] == pytest.approx(0.0011569536100349946, rel=1e-12)
+    assert tasks["basic"]["naive_method"] is None and not tasks["basic"]["trap"]
+    assert "'age' is a number from 38.89 to 74.5 (median 56.85); 12 events and 14 censored rows among 26." \
+        in tasks["guided"]["prompt"]
+    assert tf.verify(tmp_path / "corpus").ok

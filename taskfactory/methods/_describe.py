@@ -171,10 +171,17 @@ def count_regression(data, roles: dict) -> list[str]:
 def time_to_event(data, roles: dict) -> list[str]:
     """Times to an event, some censored, in two groups: the events and
     censored rows per group, the recorded times, and how the groups compare
-    on each covariate."""
+    on each covariate (for a numeric exposure, as real data may give: its
+    spread, the events and the times)."""
     time = data[roles["time"]].to_numpy(dtype=float)
     event = data[roles["event"]].to_numpy(dtype=float) == 1
-    group = data[roles["group"]].astype(str).to_numpy()
+    column = data[roles["group"]]
+    if pd.api.types.is_numeric_dtype(column) and column.nunique() > 2:
+        x = column.to_numpy(dtype=float)
+        return [f"'{roles['group']}' is a number from {x.min():.4g} to {x.max():.4g} (median {np.median(x):.4g}); "
+                f"{int(event.sum())} events and {int((~event).sum())} censored rows among {len(time)}.",
+                f"'{roles['time']}' runs from {time.min():.4g} to {time.max():.4g}."]
+    group = column.astype(str).to_numpy()
     levels = sorted(set(group))
     parts = [f"{lv} {int(np.sum(group == lv))} rows, {int(np.sum(event & (group == lv)))} events, "
              f"{int(np.sum(~event & (group == lv)))} censored ({100 * np.mean(~event[group == lv]):.0f} %)"

@@ -20,6 +20,7 @@ A dataset with fewer than ``MIN_EVENTS`` events in a group is redrawn.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy import optimize
 
 from ..family import Alternative, Family
@@ -90,9 +91,10 @@ def time_scale(censored, shape, follow_up, entry, dropout, gamma):
     return float(np.exp(optimize.brentq(gap, lo, hi, xtol=1e-10)))
 
 
-def survival_columns(condition, data):
+def survival_columns(condition, data, groups: bool = True):
     """The time, the 0/1 event and the group labels of the analysed rows,
-    checked: two groups, each with ``MIN_EVENTS`` events or more."""
+    checked: two groups, each with ``MIN_EVENTS`` events or more (without
+    ``groups``, a numeric exposure: ``MIN_EVENTS`` events in all)."""
     roles = condition.roles
     time = data[roles["time"]].to_numpy(dtype=float)
     event = data[roles["event"]].to_numpy(dtype=float)
@@ -100,6 +102,10 @@ def survival_columns(condition, data):
     require(bool(np.all(time >= 0)), f"'{roles['time']}' must not be negative")
     require_varies(data, roles["group"])
     group = data[roles["group"]].astype(str).to_numpy()
+    if not groups:
+        d = int(event.sum())
+        require(d >= MIN_EVENTS, f"the data have {d} events, fewer than {MIN_EVENTS}")
+        return time, event, group
     levels = sorted(set(group))
     require(len(levels) == 2, f"'{roles['group']}' needs exactly 2 groups, has {len(levels)}")
     for level in levels:
@@ -117,9 +123,12 @@ def log_rank_test(condition, data, method=METHOD):
 
 
 def cox_test(condition, data, method=COX_METHOD):
-    """The group's row of ``summary(coxph(Surv(time, event) ~ group + covariates))``."""
+    """The group's row of ``summary(coxph(Surv(time, event) ~ group + covariates))``;
+    a numeric group column enters as R enters it, a numeric exposure (its
+    log hazard ratio per unit), as real data may give it."""
     roles = condition.roles
-    time, event, _ = survival_columns(condition, data)
+    numeric = pd.api.types.is_numeric_dtype(data[roles["group"]]) and not pd.api.types.is_bool_dtype(data[roles["group"]])
+    time, event, _ = survival_columns(condition, data, groups=not numeric)
     X, names = model_matrix(data, [roles["group"], *roles["covariates"]])
     terms, _ = cox_terms(time, event, X[:, 1:], names[1:])
     return TestResult.from_terms(terms, names[1], method, "z", n=len(data))
