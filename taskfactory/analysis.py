@@ -148,7 +148,8 @@ def complete_roles(family, roles) -> dict:
     unknown, or of the wrong kind or outside its domain."""
     if not isinstance(roles, dict):
         raise InputError(f"roles must be a mapping of role to column, got {type(roles).__name__}")
-    roles = {**{r: [] for r, kind in family.roles.items() if kind == "columns"}, **roles}
+    roles = {**{r: [] for r, kind in family.roles.items() if kind == "columns"},
+             **dict.fromkeys(family.optional_roles), **roles}
     lacking = [r for r in family.roles if r not in roles]
     if lacking:
         raise InputError(f"roles lack '{lacking[0]}'; {family.name} needs {', '.join(family.roles)}")
@@ -157,6 +158,8 @@ def complete_roles(family, roles) -> dict:
         raise InputError(f"unknown role '{unknown[0]}' for {family.name}; allowed: {', '.join(family.roles)}")
     for role, kind in family.roles.items():
         value = roles[role]
+        if value is None and role in family.optional_roles:
+            continue
         if kind == "value":
             problem = value_problem(value, family.value_domains.get(role, ANY_NUMBER))
             if problem:
@@ -232,7 +235,7 @@ def _test_columns(family, roles: dict) -> list[tuple[str, str, str]]:
     """``(role, kind, column)`` of every column the test uses, in role order
     (as :meth:`~taskfactory.family.Family.role_columns` lists them)."""
     return [(role, kind, col) for role, kind in family.roles.items() if kind not in VALUE_KINDS
-            for col in (roles[role] if kind == "columns" else [roles[role]])]
+            and roles.get(role) is not None for col in (roles[role] if kind == "columns" else [roles[role]])]
 
 
 def _role_cells(family, data: pd.DataFrame, roles: dict) -> pd.DataFrame:
@@ -300,7 +303,8 @@ def analyse(method: str, data: pd.DataFrame, roles: dict, alpha: float = 0.05, r
     names or reference values, e.g. ``{"outcome": "sbp", "group": "arm"}``;
     a reference value must lie in its domain (``p0`` of ``binomial_exact``
     strictly between 0 and 1); a list of columns left out (a model's
-    covariates) is empty, as in R's call without them. ``ranges`` optionally maps columns to their
+    covariates) is empty, and a count model's exposure time may be left out
+    (no offset), as in R's call without them. ``ranges`` optionally maps columns to their
     plausible ``(low, high)``; values outside become missing. Rows with a
     missing cell in the test's columns are then dropped. Example::
 

@@ -177,6 +177,9 @@ class Family(ABC):
     #: Roles that label the design rather than measure something (the
     #: conditions every subject goes through), kept whole by blank cells.
     design_roles: ClassVar[tuple[str, ...]] = ()
+    #: Column roles a user may leave out (None), as R's call leaves them out
+    #: (a count model's exposure time: no offset); every scenario gives them.
+    optional_roles: ClassVar[tuple[str, ...]] = ()
     min_n: ClassVar[int] = 10
     #: The largest N the family's design makes sense at (None: no limit); a
     #: small-sample family (an exact test of sparse counts) sets it.
@@ -293,6 +296,20 @@ class Family(ABC):
     def py_code(self) -> str:
         return reference_template(self.name, "py")
 
+    def code_for(self, roles: dict, lang: str) -> str:
+        """The reference template (``lang`` ``r`` or ``py``) for ``roles``: the
+        family's, which a family with :attr:`optional_roles` adapts to the roles
+        a task leaves out."""
+        return self.r_code if lang == "r" else self.py_code
+
+    def canonical_for(self, roles: dict) -> str:
+        """The canonical R call for ``roles`` (see :meth:`code_for`)."""
+        return self.canonical
+
+    def title_for(self, roles: dict) -> str:
+        """The family's title for ``roles`` (see :meth:`code_for`)."""
+        return self.title
+
     # -- hints ----------------------------------------------------------------------
     def hints(self, condition: Condition, data: pd.DataFrame) -> list[str]:
         """Guided-prompt hints: what a look at the analysed sample ``data``
@@ -303,7 +320,7 @@ class Family(ABC):
     # -- shared behaviour -----------------------------------------------------------
     def role_columns(self, roles: dict) -> list[str]:
         """The columns the test uses, in role order (a ``columns`` role's in its order)."""
-        return [col for role, kind in self.roles.items() if kind not in VALUE_KINDS
+        return [col for role, kind in self.roles.items() if kind not in VALUE_KINDS and roles.get(role) is not None
                 for col in (roles[role] if kind == "columns" else [roles[role]])]
 
     def measured_columns(self, roles: dict) -> list[str]:
@@ -312,6 +329,7 @@ class Family(ABC):
         periods, and the roles named in ``design_roles``)."""
         return [col for role, kind in self.roles.items()
                 if kind not in (*VALUE_KINDS, *DESIGN_KINDS) and role not in self.design_roles
+                and roles.get(role) is not None
                 for col in (roles[role] if kind == "columns" else [roles[role]])]
 
     def check_scenario(self, scen: Scenario) -> None:

@@ -397,7 +397,7 @@ def analyse_item(item: RealItem, text: str) -> Dataset:
     family = get_family(item.method)
     columns = read_csv_columns(text)
     for role, kind in family.roles.items():
-        values = columns[item.roles[role]] if kind == "numeric" else None
+        values = columns[item.roles[role]] if kind == "numeric" and item.roles[role] is not None else None
         if values is not None and values.dtype.kind not in "iuf":
             row, cell = next(((i, v) for i, v in enumerate(values) if isinstance(v, str) and not _is_number(v)),
                              (0, values[0] if len(values) else None))

@@ -73,19 +73,20 @@ def closed_reference(family, values: dict, lang: str) -> str:
 
 
 def reference_r(family, roles: dict, ranges: dict, data_filename: str) -> str:
-    lines = [f"# Canonical analysis: {family.title}", f"# R call: {family.canonical}",
+    lines = [f"# Canonical analysis: {family.title_for(roles)}", f"# R call: {family.canonical_for(roles)}",
              f'd <- read.csv("{data_filename}", na.strings = "")']
     lines += handling_r(family, roles, ranges)
-    lines.append(fill(family.r_code, roles, "r"))
+    lines.append(fill(family.code_for(roles, "r"), roles, "r"))
     lines.append("print(res)")
     lines.append(f'cat(sprintf("P_VALUE: %.10g\\n", {family.r_pvalue}))')
     return "\n".join(lines) + "\n"
 
 
 def reference_py(family, roles: dict, ranges: dict, data_filename: str) -> str:
-    lines = [f"# Canonical analysis: {family.title}", f"# R call: {family.canonical}", "import pandas as pd", "",
+    lines = [f"# Canonical analysis: {family.title_for(roles)}", f"# R call: {family.canonical_for(roles)}",
+             "import pandas as pd", "",
              f'd = pd.read_csv("{data_filename}", keep_default_na=False, na_values=[""])']
     lines += handling_py(family, roles, ranges)
-    lines.append(fill(family.py_code, roles, "py"))
+    lines.append(fill(family.code_for(roles, "py"), roles, "py"))
     lines.append('print(f"P_VALUE: {p_value:.10g}")')
     return "\n".join(lines) + "\n"

@@ -60,6 +60,33 @@ def test_a_cox_model_takes_a_numeric_exposure_as_r_does():
         pytest.approx(0.0014102423942953927, rel=1e-12)
 
 
+COUNTS = pd.DataFrame({
+    "cnt": [3, 4, 6, 3, 1, 8, 5, 0, 2, 9, 8, 7, 3, 1, 5, 7, 1, 2, 3, 0, 2, 6, 6, 3, 8, 4, 2, 9, 7, 1, 3, 7, 7, 3, 1, 0,
+            8, 1, 8, 8, 2, 7, 2, 9, 2, 3, 0, 8, 4, 8, 7, 3, 3, 4, 7, 9, 9, 5, 6, 4],
+    "x": [1.169, -0.617, -0.145, -2.358, 1.119, -0.106, 0.204, -0.409, -2.737, -0.489, -1.153, 0.113, 0.012, -1.372,
+          -0.812, 1.032, 0.569, -0.228, 0.398, -0.889, 2.199, -0.378, 1.44, 0.148, 0.587, 0.115, 0.672, 0.542, -0.993,
+          -0.139, -1.297, 1.025, -0.232, 0.852, 1.247, 0.704, -1.268, 0.095, 1.715, 0.514, 1.707, 0.598, -0.502, -2.238,
+          2.186, 0.058, -0.426, 1.436, -1.103, 0.031, -1.315, 1.321, -0.793, 0.517, 1.313, -0.422, -0.37, -0.883, 1.372,
+          -0.046],
+    "w": [3, 4, 0, 4, 5, 1, 3, 1, 4, 1, 5, 4, 4, 2, 2, 1, 2, 0, 3, 5, 5, 4, 3, 3, 5, 1, 2, 1, 2, 5, 1, 4, 0, 4, 2, 2, 2,
+          0, 3, 1, 0, 1, 3, 4, 2, 4, 2, 1, 4, 5, 2, 3, 2, 1, 2, 2, 5, 0, 4, 5]})
+
+
+def test_a_count_model_without_an_exposure_time_has_no_offset_as_in_rs_call():
+    """> summary(glm(cnt ~ x, family = poisson, data = d))$coefficients[2, 4]
+    [1] 0.62578611729691835
+    > summary(MASS::glm.nb(cnt ~ x, data = d))$coefficients[2, 4]
+    [1] 0.72340672067563749
+    > summary(glm(cnt ~ x + w, family = poisson, data = d))$coefficients[2, 4]
+    [1] 0.61010333212392975
+    """
+    roles = {"outcome": "cnt", "exposure": "x"}
+    assert tf.analyse("poisson_regression", COUNTS, roles).pvalue == pytest.approx(0.62578611729691835, rel=1e-12)
+    assert tf.analyse("negative_binomial", COUNTS, roles).pvalue == pytest.approx(0.72340672067563749, rel=1e-10)
+    assert tf.analyse("poisson_regression", COUNTS, {**roles, "covariates": ["w"]}).pvalue == \
+        pytest.approx(0.61010333212392975, rel=1e-12)
+
+
 def test_analyse_names_a_missing_column():
     with pytest.raises(tf.TaskFactoryError) as err:
         tf.analyse("welch_t", DATA, {"outcome": "y", "group": "arm"})

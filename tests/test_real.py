@@ -208,3 +208,25 @@ def test_a_real_cox_model_of_a_numeric_exposure_is_imported_without_a_naive_test
     assert "'age' is a number from 38.89 to 74.5 (median 56.85); 12 events and 14 censored rows among 26." \
         in tasks["guided"]["prompt"]
     assert tf.verify(tmp_path / "corpus").ok
+
+
+def test_a_real_count_model_without_an_exposure_time_is_imported_with_no_offset(tmp_path):
+    """The Poisson model of test_api's counts, in R: glm(cnt ~ x, family = poisson), p = 0.62578611729691835;
+    its reference code has no offset, and its naive test (the model without the offset) has none to leave out."""
+    from test_api import COUNTS
+
+    (tmp_path / "data").mkdir()
+    COUNTS.to_csv(tmp_path / "data" / "counts.csv", index=False)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump({"items": [{"id": "counts", "data": "data/counts.csv", "method": "poisson_regression",
+                                               "roles": {"outcome": "cnt", "exposure": "x"},
+                                               "context": "Counts of sixty plots.", "question": "Do the counts rise "
+                                                                                             "with x?"}]}))
+    import_spec(spec, tmp_path / "corpus")
+    task = next(t for t in iter_records(tmp_path / "corpus") if t["prompt_style"] == "guided")
+    assert task["gold_p"] == pytest.approx(0.62578611729691835, rel=1e-12) and task["naive_method"] is None
+    assert "offset" not in task["reference_r"] + task["gold_method"]
+    assert "# R call: summary(glm(outcome ~ exposure + covariates, family = poisson))" in task["reference_r"]
+    assert "glm(cnt ~ x + 1, family = poisson, data = d)" in task["reference_r"]
+    assert task["roles"]["exposure_time"] is None and "per row." in task["prompt"]
+    assert tf.verify(tmp_path / "corpus").ok

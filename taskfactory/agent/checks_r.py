@@ -113,8 +113,9 @@ def _regression(roles: dict) -> str:
 
 
 def _counts(roles: dict) -> str:
+    offset = f", offset = log({col(roles['exposure_time'])})" if roles.get("exposure_time") else ""
     return (_design(roles)
-            + f"fit <- glm(y ~ X - 1, family = poisson, offset = log({col(roles['exposure_time'])}))\n"
+            + f"fit <- glm(y ~ X - 1, family = poisson{offset})\n"
             "chi2 <- sum(residuals(fit, type = \"pearson\")^2)\n"
             'cat(sprintf("Poisson fit, Pearson dispersion: ratio = %.3f, p = %.4g\\n", chi2 / fit$df.residual, '
             "pchisq(chi2, fit$df.residual, lower.tail = FALSE)))\n")

@@ -125,8 +125,9 @@ def _regression(roles: dict) -> str:
 
 
 def _counts(roles: dict) -> str:
+    offset = f", offset=np.log(d[{roles['exposure_time']!r}].astype(float))" if roles.get("exposure_time") else ""
     return (_design(roles)
-            + f"fit = sm.GLM(y, X, family=sm.families.Poisson(), offset=np.log(d[{roles['exposure_time']!r}].astype(float))).fit()\n"
+            + f"fit = sm.GLM(y, X, family=sm.families.Poisson(){offset}).fit()\n"
             "ratio = fit.pearson_chi2 / fit.df_resid\n"
             "print(f'Poisson fit, Pearson dispersion: ratio = {ratio:.3f}, "
             "p = {stats.chi2.sf(fit.pearson_chi2, fit.df_resid):.4g}')\n")

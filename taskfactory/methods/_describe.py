@@ -156,16 +156,17 @@ def count_regression(data, roles: dict) -> list[str]:
     scatter about the fitted values of a log-linear rate model, against the
     scatter of counts of independent events."""
     y = data[roles["outcome"]].to_numpy(dtype=float)
-    t = data[roles["exposure_time"]].to_numpy(dtype=float)
+    time = roles.get("exposure_time")   # real data may have none: the model has no offset
+    t = data[time].to_numpy(dtype=float) if time else np.ones(len(y))
     X, names = model_matrix(data, [roles["exposure"], *roles["covariates"]])
-    terms, _ = glm_terms(y, X, names, "poisson", offset=np.log(t))
+    terms, _ = glm_terms(y, X, names, "poisson", offset=np.log(t) if time else None)
     fitted = np.exp(X @ np.array([term.estimate for term in terms]) + np.log(t))
     scatter = float(np.sum((y - fitted) ** 2 / fitted)) / (len(y) - len(terms))
-    return [f"'{roles['outcome']}': {int(y.sum())} in {len(y)} rows ({int((y == 0).sum())} zeros), "
-            f"{y.sum() / t.sum():.3g} per unit of '{roles['exposure_time']}' overall.",
-            f"About the fitted values of a log-linear rate model on '{roles['exposure']}', the covariates and "
-            f"'{roles['exposure_time']}', the counts scatter {scatter:.2f} times as much as counts of independent "
-            "events would."] + _exposure_and_covariates(data, roles)
+    rate = f"{y.sum() / t.sum():.3g} per unit of '{time}' overall" if time else f"{y.mean():.3g} per row"
+    model = f"'{roles['exposure']}', the covariates and '{time}'" if time else f"'{roles['exposure']}' and the covariates"
+    return [f"'{roles['outcome']}': {int(y.sum())} in {len(y)} rows ({int((y == 0).sum())} zeros), {rate}.",
+            f"About the fitted values of a log-linear rate model on {model}, the counts scatter {scatter:.2f} times as "
+            "much as counts of independent events would."] + _exposure_and_covariates(data, roles)
 
 
 def time_to_event(data, roles: dict) -> list[str]:

@@ -138,7 +138,7 @@ def glm_coefficients(condition, data, model: str, method: str, y, covariates: bo
     columns = [roles["exposure"], *(roles["covariates"] if covariates else [])]
     X, names = model_matrix(data, columns)
     off = None
-    if offset and "exposure_time" in roles:
+    if offset and roles.get("exposure_time") is not None:
         time = data[roles["exposure_time"]].to_numpy(dtype=float)
         require(bool((time > 0).all()), f"'{roles['exposure_time']}' must be positive (its log is the offset)")
         off = np.log(time)
@@ -209,6 +209,8 @@ class CountRegression(ConfoundedRegression):
 
     question_kind = "counts"
     roles = {"outcome": "numeric", "exposure": "numeric", "covariates": "columns", "exposure_time": "numeric"}
+    #: Real data may have no exposure time: the model then has no offset, as R's call without it.
+    optional_roles = ("exposure_time",)
     min_n = 60
     dgp_keys = ("rate", "time", "exposure", "covariates", "confounder", "exposure_link")
     outcome = "count"
@@ -231,4 +233,30 @@ class CountRegression(ConfoundedRegression):
 
     def hints(self, condition, data):
         return _describe.count_regression(data, condition.roles)
+
+    #: The offset in the reference templates, and what stands for it without an exposure time.
+    OFFSET = {"r": (" + offset(log({exposure_time}))", ""),
+              "py": ('offset = np.log(d["{exposure_time}"].to_numpy(float))', "offset = 0.0  # no exposure time, no offset")}
+
+    def code_for(self, roles, lang):
+        code = super().code_for(roles, lang)
+        if roles.get("exposure_time") is not None:
+            return code
+        term, instead = self.OFFSET[lang]
+        if term not in code:
+            raise ValueError(f"{self.name}'s {lang} reference template has no offset term to leave out")
+        return code.replace(term, instead)
+
+    def canonical_for(self, roles):
+        return self.canonical if roles.get("exposure_time") is not None else \
+            self.canonical.replace(" + offset(log(exposure_time))", "")
+
+    def title_for(self, roles):
+        return self.title if roles.get("exposure_time") is not None else \
+            self.title.replace(" with an exposure-time offset", "")
+
+
+def without_offset(method: str, roles: dict) -> str:
+    """A count model's method name, its offset struck where the task has no exposure time."""
+    return method if roles.get("exposure_time") is not None else method.replace(", log exposure-time offset", "")
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..kit import expected_counts, finish
 from ..registry import register
 from ._names import NEGATIVE_BINOMIAL, POISSON
-from ._regression import CountRegression, count_outcome, glm_coefficients
+from ._regression import CountRegression, count_outcome, glm_coefficients, without_offset
 
 METHOD = "Negative binomial regression (MASS::glm.nb, log exposure-time offset), Wald z test of the coefficient"
 THETA = (0.5, 3.0)
@@ -47,7 +47,8 @@ class NegativeBinomial(CountRegression):
         return {**params, "theta": theta, "mean_weight": self.mean_weight(scenario, params["confounder_effect"], theta)}
 
     def analyse(self, condition, data):
-        return glm_coefficients(condition, data, "negative_binomial", METHOD, count_outcome(condition, data))
+        return glm_coefficients(condition, data, "negative_binomial", without_offset(METHOD, condition.roles),
+                                count_outcome(condition, data))
 
     def naive(self, condition, data):
         return glm_coefficients(condition, data, "poisson", self.naive_method, count_outcome(condition, data))

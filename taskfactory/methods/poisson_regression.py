@@ -11,10 +11,11 @@ over unequal times for comparable.
 
 import numpy as np
 
+from ..errors import DataError
 from ..kit import expected_counts, finish
 from ..registry import register
 from ._names import POISSON, POISSON_NO_OFFSET
-from ._regression import CountRegression, count_outcome, glm_coefficients
+from ._regression import CountRegression, count_outcome, glm_coefficients, without_offset
 
 METHOD = "Poisson regression (glm, poisson, log exposure-time offset), Wald z test of the coefficient"
 
@@ -41,9 +42,12 @@ class PoissonRegression(CountRegression):
         return {**params, "mean_weight": self.mean_weight(scenario, params["confounder_effect"])}
 
     def analyse(self, condition, data):
-        return glm_coefficients(condition, data, "poisson", METHOD, count_outcome(condition, data))
+        return glm_coefficients(condition, data, "poisson", without_offset(METHOD, condition.roles),
+                                count_outcome(condition, data))
 
     def naive(self, condition, data):
+        if condition.roles.get("exposure_time") is None:
+            raise DataError("without an exposure time the model has no offset to leave out")
         return glm_coefficients(condition, data, "poisson", self.naive_method, count_outcome(condition, data),
                                 offset=False)
 
