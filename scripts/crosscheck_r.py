@@ -96,18 +96,18 @@ def closed_answer_error(task: dict, printed: str) -> float | None:
     return max(errors)
 
 
-def checks(task: dict) -> list[tuple[str, str, str, str, float]]:
+def checks(task: dict, roles: dict) -> list[tuple[str, str, str, str, float]]:
     """What to compare for one task: ``(check id, label, R code, R p-value
     expression, recorded p-value)`` for the gold and each accepted alternative
-    the family declares. The code comes from taskfactory's family (never from
-    the record, so a corpus cannot put code into the R script); the record
-    must list the family's alternatives, in order."""
+    the family declares. The code comes from taskfactory's family for the
+    task's ``roles`` (never from the record, so a corpus cannot put code into
+    the R script); the record must list the family's alternatives, in order."""
     family = get_family(task["method"])
     listed = task["accepted"] or []
     if [a["method"] for a in listed] != [alt.method for alt in family.accepted]:
         sys.exit(f"error: task {task['task_id']} lists accepted tests {[a['method'] for a in listed]}, "
                  f"its family declares {[alt.method for alt in family.accepted]}")
-    out = [(task["task_id"], "gold", family.r_code, family.r_pvalue, task["gold_p"])]
+    out = [(task["task_id"], "gold", family.code_for(roles, "r"), family.r_pvalue, task["gold_p"])]
     for k, (alt, rec) in enumerate(zip(family.accepted, listed), 1):
         out.append((f"{task['task_id']}#{k}", f"accepted {k}", alt.r_code, alt.r_pvalue, rec["p_value"]))
     return out
@@ -123,11 +123,10 @@ def design(task: dict, spec: dict | None) -> tuple[dict, dict]:
     return scen.roles, scen.ranges()
 
 
-def r_block(task: dict, spec: dict | None, csv_path: Path, check_id: str, r_code: str, r_pvalue: str) -> str:
+def r_block(task: dict, roles: dict, ranges: dict, csv_path: Path, check_id: str, r_code: str, r_pvalue: str) -> str:
     """R code computing one p-value of the task on its CSV, after the
     canonical handling taken from taskfactory's family and the task's design."""
     family = get_family(task["method"])
-    roles, ranges = design(task, spec)
     lines = [f"d <- read.csv({r_string(str(csv_path))}, na.strings = \"\")"]
     lines += handling_r(family, roles, ranges)
     lines.append(fill(r_code, roles, "r"))
@@ -152,8 +151,9 @@ def run_r(tasks: list[dict], spec: dict | None, workdir: Path) -> dict[str, str]
             continue
         csv_path = workdir / f"{i:05d}.csv"
         csv_path.write_text(task["data_csv"], encoding="utf-8")
-        for check_id, _, r_code, r_pvalue, _ in checks(task):
-            parts.append(r_block(task, spec, csv_path, check_id, r_code, r_pvalue))
+        roles, ranges = design(task, spec)
+        for check_id, _, r_code, r_pvalue, _ in checks(task, roles):
+            parts.append(r_block(task, roles, ranges, csv_path, check_id, r_code, r_pvalue))
     script = workdir / "crosscheck.R"
     script.write_text("\n".join(parts), encoding="utf-8")
     proc = subprocess.run(["Rscript", "--vanilla", str(script)], capture_output=True, text=True,
@@ -217,7 +217,7 @@ def main(argv=None) -> int:
                 cell["failed"] += 1
                 print(f"DISAGREE {t['task_id']}: gold {t['gold']}, R printed {r_out.get(t['task_id'])!r}")
             continue
-        for check_id, label, _, _, recorded in checks(t):
+        for check_id, label, _, _, recorded in checks(t, design(t, spec)[0]):
             key = f"{t['method']}/{t['perturbation']}" + ("" if label == "gold" else f" ({label})")
             cell = table[key]
             cell["tasks"] += 1
