@@ -148,8 +148,8 @@ def complete_roles(family, roles) -> dict:
     unknown, or of the wrong kind or outside its domain."""
     if not isinstance(roles, dict):
         raise InputError(f"roles must be a mapping of role to column, got {type(roles).__name__}")
-    roles = {**{r: [] for r, kind in family.roles.items() if kind == "columns"},
-             **dict.fromkeys(family.optional_roles), **roles}
+    roles = {**dict.fromkeys(family.optional_roles), **{r: [] for r, kind in family.roles.items() if kind == "columns"},
+             **roles}
     lacking = [r for r in family.roles if r not in roles]
     if lacking:
         raise InputError(f"roles lack '{lacking[0]}'; {family.name} needs {', '.join(family.roles)}")

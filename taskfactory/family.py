@@ -177,8 +177,9 @@ class Family(ABC):
     #: Roles that label the design rather than measure something (the
     #: conditions every subject goes through), kept whole by blank cells.
     design_roles: ClassVar[tuple[str, ...]] = ()
-    #: Column roles a user may leave out (None), as R's call leaves them out
-    #: (a count model's exposure time: no offset); every scenario gives them.
+    #: Roles a user may leave out, as R's call leaves them out: a column role
+    #: as None (a count model's exposure time: no offset), a list of columns as
+    #: empty (further instruments: none); a scenario may leave them out too.
     optional_roles: ClassVar[tuple[str, ...]] = ()
     min_n: ClassVar[int] = 10
     #: The largest N the family's design makes sense at (None: no limit); a
@@ -356,7 +357,8 @@ class Family(ABC):
         names = {v.name: v for v in scen.variables}
         for role, kind in self.roles.items():
             if role not in scen.roles:
-                problems.add(f"roles lack '{role}'; {self.name} needs {', '.join(self.roles)}", where)
+                if role not in self.optional_roles:
+                    problems.add(f"roles lack '{role}'; {self.name} needs {', '.join(self.roles)}", where)
                 continue
             value = scen.roles[role]
             wrong_shares = shares_problem(value) if kind == "shares" else None

@@ -230,3 +230,23 @@ def test_a_real_count_model_without_an_exposure_time_is_imported_with_no_offset(
     assert "glm(cnt ~ x + 1, family = poisson, data = d)" in task["reference_r"]
     assert task["roles"]["exposure_time"] is None and "per row." in task["prompt"]
     assert tf.verify(tmp_path / "corpus").ok
+
+
+def test_a_real_two_stage_least_squares_with_two_instruments_is_imported_and_its_code_names_both(tmp_path):
+    """R: summary(AER::ivreg(y ~ x + w | z1 + z2 + w, data = d))$coefficients[2, 4] = 0.0033140318089903038
+    (test_api's IV data)."""
+    from test_api import IV
+
+    (tmp_path / "data").mkdir()
+    IV.to_csv(tmp_path / "data" / "iv.csv", index=False)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump({"items": [{"id": "iv", "data": "data/iv.csv", "method": "iv_2sls",
+                                               "roles": {"outcome": "y", "exposure": "x", "instrument": "z1",
+                                                         "instruments": ["z2"], "covariates": ["w"]},
+                                               "context": "Sixty units.", "question": "Does x raise y?"}]}))
+    import_spec(spec, tmp_path / "corpus")
+    task = next(iter_records(tmp_path / "corpus"))
+    assert task["gold_p"] == pytest.approx(0.0033140318089903038, rel=1e-12)
+    assert "AER::ivreg(y ~ x + w | z1 + z2 + w, data = d)" in task["reference_r"]
+    assert '"[x ~ z1 + z2]"' in task["reference_py"] and task["roles"]["instruments"] == ["z2"]
+    assert tf.verify(tmp_path / "corpus").ok

@@ -24,6 +24,7 @@ A scenario's dgp gives the keys of a linear regression scenario (see
 """
 
 import numpy as np
+import pandas as pd
 
 from ..effects import t_critical
 from ..errors import DataError
@@ -70,23 +71,37 @@ def generate(condition, rng):
     return finish(condition, rng, columns)
 
 
+def instrument_columns(roles: dict) -> list[str]:
+    """The instrument, then any further ones real data give (``instruments``)."""
+    return [roles["instrument"], *(roles.get("instruments") or [])]
+
+
 def _designs(condition, data):
     """The model matrices of the regressors (intercept, exposure, covariates)
-    and of the instruments (intercept, instrument, covariates), with their
+    and of the instruments (intercept, instruments, covariates), with their
     column names, from one ``model_matrix`` of all the columns."""
     roles = condition.roles
-    both, names = model_matrix(data, [roles["exposure"], roles["instrument"], *roles["covariates"]])
-    regressors, instruments = [0, 1, *range(3, len(names))], [0, *range(2, len(names))]
+    k = len(instrument_columns(roles))
+    for col in instrument_columns(roles)[1:]:
+        require(pd.api.types.is_numeric_dtype(data[col]), f"the instrument '{col}' must hold numbers")
+    both, names = model_matrix(data, [roles["exposure"], *instrument_columns(roles), *roles["covariates"]])
+    regressors, instruments = [0, 1, *range(2 + k, len(names))], [0, *range(2, len(names))]
     return (both[:, regressors], [names[j] for j in regressors],
             both[:, instruments], [names[j] for j in instruments])
 
 
 def first_stage_f(condition, data, designs=None) -> float:
-    """The F of the instrument in ``lm(exposure ~ instrument + covariates)``
-    (the square of its t); ``designs`` is :func:`_designs`' result, if at hand."""
+    """The F of the instruments in ``lm(exposure ~ instruments + covariates)``
+    against ``lm(exposure ~ covariates)`` (for one instrument, the square of
+    its t); ``designs`` is :func:`_designs`' result, if at hand."""
     _, _, Z, names = designs or _designs(condition, data)
     x = data[condition.roles["exposure"]].to_numpy(dtype=float)
-    return float(lm_terms(x, Z, names)[1].statistic ** 2)
+    k = len(instrument_columns(condition.roles))
+    if k == 1:
+        return float(lm_terms(x, Z, names)[1].statistic ** 2)
+    restricted = np.delete(Z, range(1, 1 + k), axis=1)
+    rss = [float(np.sum((x - M @ np.linalg.lstsq(M, x, rcond=None)[0]) ** 2)) for M in (restricted, Z)]
+    return (rss[0] - rss[1]) / k / (rss[1] / (len(x) - Z.shape[1]))
 
 
 def iv_coefficients(condition, data, method: str = METHOD) -> TestResult:
@@ -100,8 +115,10 @@ def iv_coefficients(condition, data, method: str = METHOD) -> TestResult:
     require(len(data) > Z.shape[1], f"{len(data)} complete rows for {Z.shape[1]} coefficients")
     f = first_stage_f(condition, data, designs)
     if not f > WEAK_F:
-        raise DataError(f"the instrument '{roles['instrument']}' is weak: its first-stage F given the covariates "
-                        f"is {f:.2f}, not above {WEAK_F:g}")
+        named = "', '".join(instrument_columns(roles))
+        what = (f"the instrument '{named}' is weak: its" if len(instrument_columns(roles)) == 1
+                else f"the instruments '{named}' are weak: their")
+        raise DataError(f"{what} first-stage F given the covariates is {f:.2f}, not above {WEAK_F:g}")
     y = data[roles["outcome"]].to_numpy(dtype=float)
     terms = ivreg_terms(y, X, names, Z)
     return TestResult.from_terms(terms, roles["exposure"], method, "t", n=len(data))
@@ -114,7 +131,10 @@ class Iv2sls(ConfoundedRegression):
     canonical = "summary(AER::ivreg(outcome ~ exposure + covariates | instrument + covariates))"
     test_name = IV_2SLS
     naive_name = OLS
-    roles = {"outcome": "numeric", "exposure": "numeric", "instrument": "numeric", "covariates": "columns"}
+    roles = {"outcome": "numeric", "exposure": "numeric", "instrument": "numeric", "instruments": "columns",
+             "covariates": "columns"}
+    #: Further instruments beside ``instrument``, as real analyses may have (none in the scenarios).
+    optional_roles = ("instruments",)
     min_n = 60  # here the first-stage F exceeds 10 in 99 % of clean datasets, 97 % of those with blank cells
     dgp_keys = ("outcome", "exposure", "instrument", "covariates", "confounder", "exposure_link",
                 "instrument_link", "endogeneity_link")
@@ -159,6 +179,21 @@ class Iv2sls(ConfoundedRegression):
 
     def hints(self, condition, data):
         return _describe.instrumented(data, condition.roles)
+
+    def code_for(self, roles, lang):
+        code = super().code_for(roles, lang)
+        extra = roles.get("instruments") or []
+        if not extra:
+            return code
+        term, instead = {"r": ("| {instrument} + ", "| {instrument} + {instruments} + "),
+                         "py": ("~ {instrument}]", "~ {instrument} + " + " + ".join(extra) + "]")}[lang]
+        if term not in code:
+            raise ValueError(f"{self.name}'s {lang} reference template has no instrument term to add to")
+        return code.replace(term, instead)
+
+    def canonical_for(self, roles):
+        return self.canonical.replace("| instrument +", "| instrument + instruments +") \
+            if roles.get("instruments") else self.canonical
 
 
 register(Iv2sls())
