@@ -31,7 +31,7 @@ def fill(template: str, roles: dict, lang: str) -> str:
     return ROLE_FIELD.sub(sub, template)
 
 
-def _num(x: float) -> str:
+def number_literal(x: float) -> str:
     """``x`` as a literal both R and Python read back exactly (short when it can be)."""
     short = f"{x:g}"
     return short if float(short) == x else repr(float(x))
@@ -46,7 +46,7 @@ def handling_r(family, roles: dict, ranges: dict) -> list[str]:
     for col in cols:
         if col in ranges:
             lo, hi = ranges[col]
-            lines.append(f"d${col}[!is.na(d${col}) & (d${col} < {_num(lo)} | d${col} > {_num(hi)})] <- NA"
+            lines.append(f"d${col}[!is.na(d${col}) & (d${col} < {number_literal(lo)} | d${col} > {number_literal(hi)})] <- NA"
                          "  # outside the plausible range")
     lines.append("d <- d[complete.cases(d[, c(" + ", ".join(f'"{c}"' for c in cols) + ")]), ]")
     return lines
@@ -59,7 +59,7 @@ def handling_py(family, roles: dict, ranges: dict) -> list[str]:
     for col in cols:
         if col in ranges:
             lo, hi = ranges[col]
-            lines.append(f'd.loc[(d["{col}"] < {_num(lo)}) | (d["{col}"] > {_num(hi)}), "{col}"] = float("nan")'
+            lines.append(f'd.loc[(d["{col}"] < {number_literal(lo)}) | (d["{col}"] > {number_literal(hi)}), "{col}"] = float("nan")'
                          "  # outside the plausible range")
     lines.append(f"d = d.dropna(subset={cols!r})")
     return lines

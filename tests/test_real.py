@@ -250,3 +250,30 @@ def test_a_real_two_stage_least_squares_with_two_instruments_is_imported_and_its
     assert "AER::ivreg(y ~ x + w | z1 + z2 + w, data = d)" in task["reference_r"]
     assert '"[x ~ z1 + z2]"' in task["reference_py"] and task["roles"]["instruments"] == ["z2"]
     assert tf.verify(tmp_path / "corpus").ok
+
+
+def test_a_real_tobit_with_a_floor_other_than_0_is_censored_there_in_the_gold_and_both_codes(tmp_path):
+    """R: summary(AER::tobit(units ~ hours + age + sex, left = 5, data = d))$coefficients[2, 4]
+    = 0.22015526600976468 (the data of tests/methods/test_tobit_family.py; equal to
+    survreg's convergence, a relative change of 1e-9 in the log-likelihood); the
+    Python reference prints the gold."""
+    from conftest import run_python
+    from methods.test_tobit_family import D
+
+    (tmp_path / "data").mkdir()
+    D.to_csv(tmp_path / "data" / "units.csv", index=False)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump({"items": [{"id": "units", "data": "data/units.csv", "method": "tobit",
+                                               "roles": {"outcome": "units", "exposure": "hours",
+                                                         "covariates": ["age", "sex"], "left": 5},
+                                               "context": "Thirty-six workers; values below 5 are not measured.",
+                                               "question": "Do longer hours go with more units?"}]}))
+    import_spec(spec, tmp_path / "corpus")
+    task = next(iter_records(tmp_path / "corpus"))
+    assert task["gold_p"] == pytest.approx(0.22015526600976468, rel=1e-6) and task["roles"]["left"] == 5
+    assert "AER::tobit(units ~ hours + age + sex, left = 5, data = d)" in task["reference_r"]
+    assert task["gold_method"] == "Tobit regression (AER::tobit, left = 5), Wald z test of the coefficient"
+    (tmp_path / task["data_filename"]).write_text(task["data_csv"])
+    printed = run_python(task["reference_py"], tmp_path)
+    assert float(printed.strip().splitlines()[-1].split("P_VALUE:")[1]) == pytest.approx(task["gold_p"], rel=1e-9)
+    assert tf.verify(tmp_path / "corpus").ok

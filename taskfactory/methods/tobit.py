@@ -11,13 +11,16 @@ is a drawn 15-50 %. A dataset whose fit does not converge, or whose uncensored
 rows do not determine every coefficient, is redrawn. The tempting wrong test
 is the linear regression of the observed outcome (``summary(lm(...))``), its
 zeros taken as measured values: its slope is attenuated towards 0 and its
-errors are neither normal nor of constant variance.
+errors are neither normal nor of constant variance. A task's optional
+``left`` role moves the limit as R's ``left`` argument does (a real dataset's
+floor, such as a detection limit); the synthetic designs keep 0.
 """
 
 import numpy as np
 from scipy import stats
 
 from ..kit import confounded_exposure, finish
+from ..reference import number_literal
 from ..registry import register
 from ..result import TestResult
 from ._common import require_varies
@@ -30,6 +33,30 @@ from ._dist import norm_cdf, norm_sf
 METHOD = "Tobit regression (AER::tobit, left = 0), Wald z test of the coefficient"
 #: Range of the expected share of rows at 0, drawn per dataset.
 CENSORED = (0.15, 0.50)
+#: Where a task's ``left`` role moves the limit, the reference templates'
+#: mentions of the limit of 0 and what each becomes (``{left}`` is then filled).
+LIMIT_TERMS = {
+    "r": (("left = 0,", "left = {left},"),),
+    "py": (("cens = y <= 0  # AER::tobit(left = 0): rows at or below 0 are censored at 0",
+            "cens = y <= {left}  # AER::tobit(left = {left}): rows at or below {left} are censored there"),
+           ("c = -(X[cens] @ beta) / sigma", "c = ({left} - X[cens] @ beta) / sigma"),
+           ("np.maximum(y, 0)", "np.maximum(y, {left})")),
+}
+
+
+def limit(roles: dict) -> float | None:
+    """The task's limit other than R's default of 0, or None."""
+    left = roles.get("left")
+    return None if left is None or float(left) == 0.0 else float(left)
+
+
+def at_limit(text: str, roles: dict) -> str:
+    """``text`` (a title, a call, a method) with its limit of 0 moved to the task's."""
+    left = limit(roles)
+    if left is None:
+        return text
+    return text.replace("left = 0", f"left = {number_literal(left)}").replace(
+        "censored at 0", f"censored at {number_literal(left)}")
 
 
 def generate(condition, rng):
@@ -99,6 +126,8 @@ class Tobit(LinearRegression):
     naive_name = OLS
     naive_method = "Linear regression of the outcome, its zeros taken as measured, summary(lm(...))"
     dgp_keys = ("latent_sd", "exposure", "covariates", "confounder", "exposure_link")
+    roles = {**LinearRegression.roles, "left": "value"}
+    optional_roles = ("left",)
     outcome = "censored"
     effect_unit = ("latent outcome residual SDs per SD of the exposure net of the covariates "
                    "(sqrt of the latent partial f2)")
@@ -117,11 +146,27 @@ class Tobit(LinearRegression):
         require_varies(data, roles["outcome"], roles["exposure"])
         X, names = model_matrix(data, [roles["exposure"], *roles["covariates"]])
         y = data[roles["outcome"]].to_numpy(dtype=float)
-        terms, _ = tobit_terms(y, X, names, left=0.0)
-        return TestResult.from_terms(terms, roles["exposure"], METHOD, "z", n=len(data))
+        terms, _ = tobit_terms(y, X, names, left=limit(roles) or 0.0)
+        return TestResult.from_terms(terms, roles["exposure"], at_limit(METHOD, roles), "z", n=len(data))
 
     def naive(self, condition, data):
         return coefficients(condition, data, "classical", self.naive_method)
+
+    def code_for(self, roles, lang):
+        code = super().code_for(roles, lang)
+        if limit(roles) is None:
+            return code
+        for term, instead in LIMIT_TERMS[lang]:
+            if term not in code:
+                raise ValueError(f"tobit's {lang} reference template has no {term!r} to move the limit in")
+            code = code.replace(term, instead)
+        return code
+
+    def canonical_for(self, roles):
+        return at_limit(self.canonical, roles)
+
+    def title_for(self, roles):
+        return at_limit(self.title, roles)
 
     def effect_for_z(self, z, n, params):
         """The effect whose Wald z has expected value ``z``: the estimate's

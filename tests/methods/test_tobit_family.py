@@ -20,6 +20,11 @@ covariate (``d.csv`` below, the columns of ``D``)::
     > d1 <- d; d1$units <- d1$units + 1                                     # no row censored
     > p(summary(tobit(units ~ hours + age + sex, left = 0, data = d1))$coefficients)
     "0.48770932196917072 0.26714644846027874 1.8256253256598576 0.067906718314673181"   # the normal MLE
+    > p(summary(tobit(units ~ hours + age + sex, left = 5, data = d))$coefficients)   # 21 rows at or below 5
+    "0.59892827808689697 0.48847628622910749 1.2261153611170077 0.22015526600976468"
+    > d4 <- d; d4$units <- d4$units - 3                                   # the limit moved with the outcome
+    > p(summary(tobit(units ~ hours + age + sex, left = -3, data = d4))$coefficients)
+    "0.78413987052174583 0.51071673963700881 1.5353713901742718 0.12469262718173534"
 """
 
 import numpy as np
@@ -31,7 +36,7 @@ import taskfactory as tf
 from taskfactory import kit
 from taskfactory.analysis import run_test
 from taskfactory.condition import Condition
-from taskfactory.errors import DataError
+from taskfactory.errors import DataError, InputError
 from taskfactory.methods import tobit as tobit_module
 
 D = pd.DataFrame({
@@ -69,6 +74,29 @@ def test_heavy_censoring_with_a_factor_covariate_is_aer_tobit():
 def test_no_covariates():
     res = tf.analyse("tobit", D, {**ROLES, "covariates": []})
     check(res, 1.4516940825828883, 0.59474679702239053, 2.440860698789499, 0.014652305451627967)
+
+
+def test_a_left_role_moves_the_limit_as_r_s_left_argument_does():
+    res = tf.analyse("tobit", D, {**ROLES, "left": 5})
+    check(res, 0.59892827808689697, 0.48847628622910749, 1.2261153611170077, 0.22015526600976468)
+    assert res.method == "Tobit regression (AER::tobit, left = 5), Wald z test of the coefficient"
+    shifted = tf.analyse("tobit", D.assign(units=D["units"] - 3.0), {**ROLES, "left": -3.0})
+    check(shifted, 0.78413987052174583, 0.51071673963700881, 1.5353713901742718, 0.12469262718173534)
+    assert tf.analyse("tobit", D, {**ROLES, "left": 0}).method == tf.analyse("tobit", D, ROLES).method
+
+
+def test_the_limit_reaches_the_call_the_title_and_both_reference_codes():
+    family = tf.get_family("tobit")
+    roles = {**ROLES, "left": -2.5}
+    assert family.canonical_for(roles) == "summary(AER::tobit(outcome ~ exposure + covariates, left = -2.5))"
+    assert family.title_for(roles) == "Tobit regression coefficient (censored at -2.5)"
+    assert "left = {left}, data = d" in family.code_for(roles, "r")
+    assert "{left}" in family.code_for(roles, "py") and "<= 0" not in family.code_for(roles, "py")
+    for lang in ("r", "py"):
+        assert family.code_for(ROLES, lang) == family.code_for({**ROLES, "left": 0.0}, lang)
+        assert "{left}" not in family.code_for(ROLES, lang)
+    with pytest.raises(InputError, match=r"^role 'left' must be a finite number, got 'floor'$"):
+        tf.analyse("tobit", D, {**ROLES, "left": "floor"})
 
 
 def test_the_naive_test_is_lm_on_the_observed_outcome():
