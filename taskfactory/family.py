@@ -153,6 +153,18 @@ def reference_template(name: str, suffix: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
+def rewrite(template: str, changes, family: str) -> str:
+    """``template`` with each ``(term, instead)`` of ``changes`` replaced, as
+    :meth:`Family.code_for` adapts a reference template to a task's roles;
+    ``ValueError`` naming a term the template lacks (a template edited
+    without its family)."""
+    for term, instead in changes:
+        if term not in template:
+            raise ValueError(f"{family}'s reference template has no {term!r} to rewrite")
+        template = template.replace(term, instead)
+    return template
+
+
 class Family(ABC):
     """One method family: its data, its canonical and naive tests, its
     calibration and its reference solutions (see the module docstring)."""

@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from ..family import Family
+from ..family import Family, rewrite
 from ..kit import normal_expectation
 from ..result import TestResult
 from ..scenarios import require_direction, require_number
@@ -240,23 +240,24 @@ class CountRegression(ConfoundedRegression):
 
     def code_for(self, roles, lang):
         code = super().code_for(roles, lang)
-        if roles.get("exposure_time") is not None:
-            return code
-        term, instead = self.OFFSET[lang]
-        if term not in code:
-            raise ValueError(f"{self.name}'s {lang} reference template has no offset term to leave out")
-        return code.replace(term, instead)
+        return code if roles.get("exposure_time") is not None else rewrite(code, [self.OFFSET[lang]], self.name)
 
     def canonical_for(self, roles):
-        return self.canonical if roles.get("exposure_time") is not None else \
-            self.canonical.replace(" + offset(log(exposure_time))", "")
+        return without_offset(self.canonical, roles)
 
     def title_for(self, roles):
-        return self.title if roles.get("exposure_time") is not None else \
-            self.title.replace(" with an exposure-time offset", "")
+        return without_offset(self.title, roles)
 
 
-def without_offset(method: str, roles: dict) -> str:
-    """A count model's method name, its offset struck where the task has no exposure time."""
-    return method if roles.get("exposure_time") is not None else method.replace(", log exposure-time offset", "")
+#: How a count model's call, title and method name the offset, struck where a task has no exposure time.
+OFFSET_WORDS = (" + offset(log(exposure_time))", " with an exposure-time offset", ", log exposure-time offset")
+
+
+def without_offset(text: str, roles: dict) -> str:
+    """A count model's call, title or method name, its offset struck where the task has no exposure time."""
+    if roles.get("exposure_time") is not None:
+        return text
+    for words in OFFSET_WORDS:
+        text = text.replace(words, "")
+    return text
 

@@ -28,6 +28,7 @@ import pandas as pd
 
 from ..effects import t_critical
 from ..errors import DataError
+from ..family import rewrite
 from ..kit import correlated_normals, covariates, finish
 from ..registry import register
 from ..result import TestResult
@@ -185,11 +186,9 @@ class Iv2sls(ConfoundedRegression):
         extra = roles.get("instruments") or []
         if not extra:
             return code
-        term, instead = {"r": ("| {instrument} + ", "| {instrument} + {instruments} + "),
-                         "py": ("~ {instrument}]", "~ {instrument} + " + " + ".join(extra) + "]")}[lang]
-        if term not in code:
-            raise ValueError(f"{self.name}'s {lang} reference template has no instrument term to add to")
-        return code.replace(term, instead)
+        change = {"r": ("| {instrument} + ", "| {instrument} + {instruments} + "),
+                  "py": ("~ {instrument}]", "~ {instrument} + " + " + ".join(extra) + "]")}[lang]
+        return rewrite(code, [change], self.name)
 
     def canonical_for(self, roles):
         return self.canonical.replace("| instrument +", "| instrument + instruments +") \

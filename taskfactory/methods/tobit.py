@@ -19,6 +19,7 @@ floor, such as a detection limit); the synthetic designs keep 0.
 import numpy as np
 from scipy import stats
 
+from ..family import rewrite
 from ..kit import confounded_exposure, finish
 from ..reference import number_literal
 from ..registry import register
@@ -154,13 +155,7 @@ class Tobit(LinearRegression):
 
     def code_for(self, roles, lang):
         code = super().code_for(roles, lang)
-        if limit(roles) is None:
-            return code
-        for term, instead in LIMIT_TERMS[lang]:
-            if term not in code:
-                raise ValueError(f"tobit's {lang} reference template has no {term!r} to move the limit in")
-            code = code.replace(term, instead)
-        return code
+        return code if limit(roles) is None else rewrite(code, LIMIT_TERMS[lang], self.name)
 
     def canonical_for(self, roles):
         return at_limit(self.canonical, roles)

@@ -166,3 +166,11 @@ def test_linear_siblings_keep_their_outcome_far_above_zero():
             mean, sd = scen.dgp["outcome"]
             assert mean >= 15 * sd, (method, scen.id)
             assert scen.variable(scen.roles["outcome"]).range[0] == 0
+
+
+def test_a_template_that_lacks_a_term_to_rewrite_is_named():
+    from taskfactory.family import rewrite
+
+    assert rewrite("left = 0, data = d", tobit_module.LIMIT_TERMS["r"], "tobit") == "left = {left}, data = d"
+    with pytest.raises(ValueError, match=r"^tobit's reference template has no 'left = 0,' to rewrite$"):
+        rewrite("right = 4, data = d", tobit_module.LIMIT_TERMS["r"], "tobit")
