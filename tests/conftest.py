@@ -27,6 +27,16 @@ PINNED = {
 }
 
 
+def built_once(grid: dict, folder: str):
+    """A module-scoped fixture: ``grid`` built once, into ``<tmp>/<folder>/corpus``."""
+    @pytest.fixture(scope="module")
+    def fixture(tmp_path_factory):
+        out = tmp_path_factory.mktemp(folder) / "corpus"
+        tf.build(grid, out)
+        return out
+    return fixture
+
+
 def fit_n(method: str, n: int) -> int:
     """``n`` moved inside the family's range of N (its minimum and maximum)."""
     family = tf.get_family(method)

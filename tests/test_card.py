@@ -8,20 +8,14 @@ import warnings
 import pyarrow.parquet as pq
 import pytest
 
-import taskfactory as tf
-
-from conftest import PINNED
+from conftest import PINNED, built_once
 
 GRID = {"name": "card", "seed": 4, "methods": ["welch_t", "chi_square_gof"],
         "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [60], "effects": ["null"], "perturbations": ["none"],
         "split": {"by": "scenario", "test": 0.5, "seed": 1}, "shard_rows": 4}
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    out = tmp_path_factory.mktemp("card") / "corpus"
-    tf.build(GRID, out)
-    return out
+corpus = built_once(GRID, "card")
 
 
 def test_the_card_metadata_are_what_the_hugging_face_tooling_reads(corpus):

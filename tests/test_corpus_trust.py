@@ -15,7 +15,6 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-import taskfactory as tf
 import taskfactory.corpus as corpus_module
 from taskfactory.answers import GOLD_FIELDS
 from taskfactory.cli import main
@@ -24,7 +23,7 @@ from taskfactory.corpus import (COLUMN_RULES, P_DECISIONS, VALUE_RULES, check_sh
 from taskfactory.errors import CorpusError
 from taskfactory.shards import FIELDS, write_shard
 
-from conftest import PINNED, fresh_copy
+from conftest import PINNED, built_once, fresh_copy
 
 #: Three shards: welch_t tasks in train and test, wilson_ci (closed form, an interval) in train.
 GRID = {"name": "trust", "seed": 3, "methods": ["welch_t", "wilson_ci"], "scenarios": {"welch_t": PINNED["welch_t"]},
@@ -34,11 +33,7 @@ TRAIN, CLOSED, TEST = "train-00000-of-00002.parquet", "train-00001-of-00002.parq
 SHARDS = (TRAIN, CLOSED, TEST)
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory):
-    out = tmp_path_factory.mktemp("trust") / "corpus"
-    tf.build(GRID, out)
-    return out
+pristine = built_once(GRID, "trust")
 
 
 @pytest.fixture

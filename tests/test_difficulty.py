@@ -2,7 +2,6 @@
 
 import json
 
-import pytest
 from scipy import stats
 
 from taskfactory.difficulty import difficulty

@@ -16,25 +16,20 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import taskfactory as tf
 from taskfactory.cli import main
 from taskfactory.corpus import iter_records
 from taskfactory.errors import InputError
 from taskfactory.export import export
 from taskfactory.frameworks import framework_rows
 
-from conftest import PINNED
+from conftest import PINNED, built_once
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
 GRID = {"name": "frameworks", "seed": 11, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"][:1]},
         "n": [60], "effects": ["null", "medium"], "perturbations": ["none"], "prompt_styles": ["basic"]}
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    out = tmp_path_factory.mktemp("frameworks") / "corpus"
-    tf.build(GRID, out)
-    return out
+corpus = built_once(GRID, "frameworks")
 
 
 @pytest.fixture(scope="module")

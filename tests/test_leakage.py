@@ -24,7 +24,7 @@ from taskfactory.leakage.dropout import drop_out
 from taskfactory.leakage.text import ngrams, tokens
 from taskfactory.prompts import CONVENTIONS
 
-from conftest import PINNED, folder_violations
+from conftest import PINNED, built_once, folder_violations
 
 GRID = {"name": "leak", "seed": 21, "methods": ["welch_t", "spearman", "chi_square_independence"], "scenarios": PINNED,
         "n": [120], "effects": ["null", "medium"], "perturbations": ["none", "missing"], "shard_rows": 50}
@@ -58,11 +58,7 @@ LOOKALIKES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    out = tmp_path_factory.mktemp("leak") / "corpus"
-    tf.build(GRID, out)
-    return out
+corpus = built_once(GRID, "leak")
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from taskfactory.cli import main
 from taskfactory.corpus import iter_records
 from taskfactory.report import AGENT_BREAKDOWNS, MISSING_MATPLOTLIB, SECTIONS, source_labels
 from taskfactory.score import score
-from conftest import folder_violations
+from conftest import built_once, folder_violations
 
 pytest.importorskip("matplotlib")
 
@@ -35,11 +35,7 @@ IMG = re.compile(r'<img src="data:image/png;base64,([^"]+)"')
 ADVERSARIAL = Path(__file__).resolve().parent / "adversarial" / "predictions"
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    out = tmp_path_factory.mktemp("report") / "corpus"
-    tf.build(GRID, out)
-    return out
+corpus = built_once(GRID, "report")
 
 
 @pytest.fixture(scope="module")

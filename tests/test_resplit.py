@@ -12,7 +12,7 @@ from taskfactory.corpus import iter_records
 from taskfactory.errors import InputError
 from taskfactory.resplit import resplit
 
-from conftest import PINNED
+from conftest import PINNED, built_once
 
 # siblings (welch_t, mann_whitney) share scenarios, and so do two closed-form kinds (two_prop, two_prop_z)
 GRID = {"name": "resplit", "seed": 9, "methods": ["welch_t", "mann_whitney", "two_prop", "two_prop_z"],
@@ -20,11 +20,7 @@ GRID = {"name": "resplit", "seed": 9, "methods": ["welch_t", "mann_whitney", "tw
         "perturbations": ["none"]}
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    out = tmp_path_factory.mktemp("resplit") / "corpus"
-    tf.build(GRID, out)
-    return out
+corpus = built_once(GRID, "resplit")
 
 
 def sides(corpus, key: str) -> dict:

@@ -7,7 +7,7 @@ import taskfactory as tf
 from taskfactory.errors import InputError
 from taskfactory.tasks import AGENT_FIELDS
 
-from conftest import PINNED
+from conftest import PINNED, built_once
 
 GRID = {"name": "tasks", "seed": 4, "methods": ["welch_t", "wilson_ci"],
         "scenarios": {"welch_t": PINNED["welch_t"]}, "n": [40], "effects": ["null"], "perturbations": ["none"],
@@ -18,11 +18,7 @@ ANSWER_FIELDS = {"method", "category", "scenario", "effect", "effect_value", "go
                  "roles"}
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    out = tmp_path_factory.mktemp("tasks") / "corpus"
-    tf.build(GRID, out)
-    return out
+corpus = built_once(GRID, "tasks")
 
 
 def test_tasks_by_split_with_the_agents_and_the_graders_views(corpus):

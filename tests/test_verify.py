@@ -10,12 +10,11 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-import taskfactory as tf
 from taskfactory.cli import main
 from taskfactory.corpus import sha256_file
 from taskfactory.shards import write_shard
 
-from conftest import PINNED, fresh_copy
+from conftest import PINNED, built_once, fresh_copy
 
 #: The module (``taskfactory.verify`` is also the name of the function the package exports).
 VERIFY = importlib.import_module("taskfactory.verify")
@@ -24,11 +23,7 @@ GRID = {"name": "v", "seed": 8, "methods": ["welch_t", "spearman"], "scenarios":
         "effects": ["medium"], "perturbations": ["none", "missing+extreme"], "shard_rows": 30}
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory):
-    out = tmp_path_factory.mktemp("v") / "corpus"
-    tf.build(GRID, out)
-    return out
+pristine = built_once(GRID, "v")
 
 
 @pytest.fixture
