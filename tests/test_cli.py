@@ -60,10 +60,33 @@ def test_readme_documents_every_column():
         assert f"`{name}`" in README, name
 
 
+def marked_block(text: str, marker: str) -> list[str]:
+    """The lines of the fenced block after ``<!-- marker -->`` (as .ci/run reads it)."""
+    block = text.split(f"<!-- {marker} -->\n", 1)[1].split("```", 2)[1]
+    return [line for line in block.splitlines()[1:] if line.strip()]
+
+
 def test_ci_runs_the_readme_commands():
     ci = (ROOT / ".ci/run").read_text()
     assert "<!-- test-command -->" in README and "<!-- demo-command -->" in README
-    assert "crosscheck_r.py" in ci
+    assert "run_block README.md usage-commands" in ci and "run_block README.md real-commands" in ci
+    assert "run_block examples/real/README.md rebuild-data" in ci
+    assert "python scripts/crosscheck_r.py corpus/ --per-method 40" in ci and \
+        "`python scripts/crosscheck_r.py corpus/ --per-method 40`" in README
+
+
+@pytest.mark.parametrize("marker", ["usage-commands", "real-commands"])
+def test_the_readme_blocks_ci_runs_use_only_options_their_commands_have(marker):
+    lines = marked_block(README, marker)
+    assert len(lines) >= 5
+    for line in lines:
+        words = line.split()
+        if words[0] != "taskfactory":
+            continue
+        command = main.commands[words[1]]
+        known = {flag for param in command.params for flag in (*param.opts, *param.secondary_opts)}
+        unknown = [w.split("=")[0] for w in words[2:] if w.startswith("-") and w.split("=")[0] not in known]
+        assert not unknown, (line, unknown)
 
 
 def test_methods_json_lists_every_family():
