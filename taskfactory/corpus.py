@@ -50,7 +50,7 @@ import pyarrow.compute as pc
 
 from ._version import __version__
 from .answers import DECISIONS, KINDS
-from .errors import CorpusError, InputError, did_you_mean
+from .errors import CorpusError, InputError, MissingTask, did_you_mean
 from .methods import CATALOGUE
 from .registry import family_names
 from .readers import parse_json, read_text
@@ -543,7 +543,7 @@ def find_task(corpus, task_id: str | None = None, method: str | None = None) -> 
                     return task.to_pylist()[0]
     what = f"task '{task_id}'" if task_id else f"task of method '{method}'" if method else "task"
     hint = "" if task_id or not method or method in family_names() else did_you_mean(method, family_names())
-    raise InputError(f"{corpus}: holds no {what}{hint}")
+    raise MissingTask(f"{corpus}: holds no {what}{hint}")
 
 
 # --- writing the manifest ----------------------------------------------------------

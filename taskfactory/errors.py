@@ -34,6 +34,10 @@ class CorpusError(InputError):
     """A corpus folder is missing, malformed or unreadable."""
 
 
+class MissingTask(CorpusError):
+    """A corpus holds no task of the id (or the family) asked for."""
+
+
 class BenchError(InputError):
     """A benchmark file is malformed."""
 

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from functools import cache
 from pathlib import Path
 
@@ -55,6 +57,21 @@ def read_text(path, error, what: str = "file", limit: int = MAX_TEXT_BYTES) -> s
     except OSError as exc:
         raise error(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
     return decode(data, str(path), error, what)
+
+
+def open_regular(path, error, what: str, wanted: str):
+    """``path`` opened for reading in binary when it is a regular file (a FIFO
+    would block and a device never end; checked on the open descriptor, so a
+    file swapped after a check is caught), else ``error`` naming ``what`` it
+    was to hold and the file ``wanted``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise error(f"{path}: cannot read the {what} ({exc.strerror or type(exc).__name__})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise error(f"{path}: not a regular file (a folder, FIFO or device); give {wanted}")
+    return os.fdopen(fd, "rb")
 
 
 def decode(data: bytes, where: str, error, what: str = "file") -> str:
@@ -255,12 +272,50 @@ def nested_within(obj, limit: int) -> bool:
     return True
 
 
-def parse_json(text: str, where: str, error, max_depth: int = MAX_DEPTH):
-    """The data of a JSON text; ``error`` when it is not JSON or nests too deep."""
+class KeyTwice(ValueError):
+    """A JSON object gives one key twice: which value is meant is ambiguous."""
+
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def unique_keys(pairs: list) -> dict:
+    """A JSON object's pairs as a dict (``json.loads``' ``object_pairs_hook``),
+    refusing a key given twice (:class:`KeyTwice`), as the YAML reader does."""
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        seen = set()
+        raise KeyTwice(next(key for key, _ in pairs if key in seen or seen.add(key)))
+    return out
+
+
+class _LongNumber(ValueError):
+    pass
+
+
+def _json_int(text: str) -> int:
+    """A JSON whole number, refused beyond :data:`MAX_INT_DIGITS` digits as the YAML reader refuses it."""
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise _LongNumber(digits)
+    return int(text)
+
+
+def parse_json(text: str | bytes, where: str, error, max_depth: int = MAX_DEPTH):
+    """The data of a JSON text (bytes are read as UTF-8 first); ``error`` when
+    it is not UTF-8, not JSON, gives a key twice or nests too deep."""
+    if isinstance(text, bytes):
+        text = decode(text, where, error, "JSON text")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=unique_keys, parse_int=_json_int)
     except json.JSONDecodeError as exc:
         raise error(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except KeyTwice as exc:
+        key = exc.key if len(exc.key) <= 60 else exc.key[:57] + "..."
+        raise error(f"{where}: the key {key!r} is given twice (which value is meant is ambiguous)") from None
+    except _LongNumber as exc:
+        raise error(f"{where}: a whole number of {exc.args[0]} digits; at most {MAX_INT_DIGITS} are allowed") from None
     except ValueError:  # a number of more digits than Python converts
         raise error(f"{where}: not valid JSON (a number of more than 4300 digits)") from None
     except RecursionError:

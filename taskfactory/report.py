@@ -418,7 +418,7 @@ def _example(corpus, rows: int = 8) -> dict | None:
     from .corpus import find_task
 
     view = Task(find_task(corpus, first["task_id"])).agent_view()
-    return {"task_id": view["task_id"], "prompt": view["prompt"], "data_filename": view["data_filename"],
+    return {"task_id": first["task_id"], "prompt": view["prompt"], "data_filename": view["data_filename"],
             "csv_head": "".join(view["data_csv"].splitlines(keepends=True)[:rows + 1])}
 
 

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import stat
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +31,7 @@ from .corpus import is_task_id, iter_records
 from .difficulty import FIELDS as DIFFICULTY_FIELDS, difficulty, difficulty_bin
 from .frameworks import framework_rows
 from .errors import InputError
-from .readers import MAX_DEPTH, nested_within
+from .readers import MAX_DEPTH, KeyTwice, nested_within, open_regular, unique_keys
 from .reward import RewardResult, reward
 
 #: Record columns a breakdown may group by, and ``difficulty`` (its bin of 0.2, :mod:`taskfactory.difficulty`).
@@ -75,19 +73,6 @@ class Problems:
         return {kind: {"count": count, "lines": self.lines[kind]} for kind, count in self.counts.items()}
 
 
-def _open_regular(path: Path):
-    """``path`` opened for reading in binary, when it is a regular file (a
-    FIFO would block and a device never end)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the predictions ({exc.strerror or type(exc).__name__})") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise InputError(f"{path}: not a regular file (a folder, FIFO or device); give a JSONL file")
-    return os.fdopen(fd, "rb")
-
-
 def _lines(fh, path: Path, problems: Problems):
     """(line number, text) of each line of ``fh`` split on ``\n`` only, the
     text without its line ending; a line longer than :data:`MAX_LINE_BYTES`
@@ -127,25 +112,13 @@ def _run(row: dict, default: int) -> int | None:
     return run
 
 
-class _KeyTwice(ValueError):
-    pass
-
-
-def _unique_keys(pairs: list) -> dict:
-    """A JSON object's pairs as a dict, refusing a key given twice (which value is meant is ambiguous)."""
-    out = dict(pairs)
-    if len(out) < len(pairs):
-        raise _KeyTwice
-    return out
-
-
 def _json_row(text: str) -> dict | str:
     """The JSON object of a line, or the kind of problem it is."""
     try:
-        row = json.loads(text, object_pairs_hook=_unique_keys)
+        row = json.loads(text, object_pairs_hook=unique_keys)
     except RecursionError:
         return f"nested more than {MAX_DEPTH} levels deep"
-    except _KeyTwice:
+    except KeyTwice:
         return "a key given twice"
     except ValueError:
         return NOT_AN_OBJECT
@@ -156,7 +129,7 @@ def _json_row(text: str) -> dict | str:
 
 def _jsonl_rows(path: Path, problems: Problems):
     """(line number, JSON object) of each line of a predictions file that is one."""
-    with _open_regular(path) as fh:
+    with open_regular(path, InputError, "predictions", "a JSONL file") as fh:
         for number, text in _lines(fh, path, problems):
             if not text.strip():
                 continue
@@ -176,7 +149,7 @@ def read_predictions(path, kinds: dict[str, str], fmt: str | None = None) -> tup
     problems = Problems()
     answers: dict[str, dict] = defaultdict(dict)
     objects = 0
-    rows = _jsonl_rows(path, problems) if fmt is None else enumerate(framework_rows(path, fmt), 1)
+    rows = _jsonl_rows(path, problems) if fmt is None else framework_rows(path, fmt)
     for number, row in rows:
         objects += 1
         problem = _add_answer(row, kinds, answers)
@@ -187,6 +160,9 @@ def read_predictions(path, kinds: dict[str, str], fmt: str | None = None) -> tup
         why = f"line {other[1]} is {other[0]}" if other else 'expected {"task_id": ..., "completion": ...} per line'
         raise InputError(f"{path}: not JSONL: no line is a JSON object ({why})")
     if problems.counts.get(NO_TASK_ID) == objects:
+        if fmt is not None:
+            raise InputError(f"{path}: no {fmt} sample names a task id ({objects} samples); was it run on an "
+                             "export of this corpus (taskfactory export)?")
         raise InputError(f"{path}: no line names a task_id ({objects} JSON objects); expected "
                          '{"task_id": ..., "completion": ...} per line; what an evaluation framework wrote is read '
                          "with --from verifiers|inspect|lm-eval")

@@ -21,11 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from .corpus import SPLITS, find_task, iter_records, load_manifest
-from .errors import InputError, check_path
+from .corpus import SPLITS, find_task, is_task_id, iter_records, load_manifest
+from .errors import InputError, MissingTask, check_path
 
-#: What an agent may see of a task: the prompt and what it names (the data file, its dictionary).
-AGENT_FIELDS = ("task_id", "prompt", "context", "question", "data_dictionary", "data_filename", "data_csv",
+#: What an agent may see of a task: the prompt and what it names (the data file, its dictionary); not
+#: the task id, which begins with the family's name (the harness keeps it as :attr:`Task.task_id`).
+AGENT_FIELDS = ("prompt", "context", "question", "data_dictionary", "data_filename", "data_csv",
                 "n_rows", "answer_kind", "alpha")
 
 
@@ -106,10 +107,22 @@ class Corpus:
                    if self.split is None or rec["split"] == self.split)
 
     def __getitem__(self, task_id: str) -> Task:
-        task = Task(find_task(self.path, task_id))
+        """The task of ``task_id``; ``KeyError`` when this corpus (of its split
+        and family, when asked) holds none, or ``task_id`` is not a task id."""
+        if not is_task_id(task_id):
+            raise KeyError(task_id)
+        try:
+            task = Task(find_task(self.path, task_id))
+        except MissingTask:
+            raise KeyError(task_id) from None
         if (self.split or task.split) != task.split or (self.method or task.record["method"]) != task.record["method"]:
             raise KeyError(task_id)
         return task
+
+    def __contains__(self, task_id) -> bool:
+        return is_task_id(task_id) and any(
+            rec["task_id"] == task_id and (self.split is None or rec["split"] == self.split)
+            for rec in iter_records(self.path, columns=["task_id", "split"], method=self.method))
 
     def __repr__(self) -> str:
         return f"Corpus({str(self.path)!r}, split={self.split!r}, method={self.method!r})"

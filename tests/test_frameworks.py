@@ -11,6 +11,8 @@ framework) are not installed, so their files are samples under
 
 import importlib.util
 import json
+import re
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -69,7 +71,7 @@ def test_an_inspect_log_is_read_back_with_its_epochs_as_runs(corpus, tasks, tmp_
                         log_format=log_format, log_dir=str(tmp_path / "logs"))
     assert log.status == "success", log.error
     path = Path(log.location)
-    assert sorted((r["task_id"], r["run"]) for r in framework_rows(path, "inspect")) == [(first, 0), (first, 1)]
+    assert sorted((r["task_id"], r["run"]) for _, r in framework_rows(path, "inspect")) == [(first, 0), (first, 1)]
     report = scored(corpus, path, "inspect")
     assert (report["overall"]["answers"], report["overall"]["raw_pass@1"], report["overall"]["invalid_share"]) \
         == (2, 0.5, 0.5)
@@ -81,7 +83,7 @@ def test_an_lm_eval_samples_file_is_read_back(corpus, tasks):
 
 
 def test_a_verifiers_traces_file_is_read_back_with_a_tasks_rollouts_as_runs(corpus, tasks):
-    rows = framework_rows(SAMPLES / "verifiers_traces.jsonl", "verifiers")
+    rows = [row for _, row in framework_rows(SAMPLES / "verifiers_traces.jsonl", "verifiers")]
     assert sorted(r["task_id"] for r in rows) == [t["task_id"] for t in tasks for _ in range(2)]
     report = scored(corpus, SAMPLES / "verifiers_traces.jsonl", "verifiers")
     assert (report["overall"]["answers"], report["overall"]["raw_pass@1"]) == (2 * len(tasks), 0.5)
@@ -112,5 +114,62 @@ def test_a_file_of_another_kind_is_named_in_one_line(tmp_path, fmt, content, err
     path = tmp_path / "results"
     path.write_text(content)
     with pytest.raises(InputError) as err:
-        framework_rows(path, fmt)
+        list(framework_rows(path, fmt))
     assert str(err.value) == f"{path}{error}"
+
+
+def _eval_log(path, entries: dict[str, bytes], method=zipfile.ZIP_DEFLATED) -> None:
+    with zipfile.ZipFile(path, "w", compression=method) as archive:
+        archive.writestr("header.json", "{}")
+        for name, data in entries.items():
+            archive.writestr(name, data)
+
+
+def test_an_eval_log_that_does_not_unpack_is_one_line(tmp_path):
+    """A corrupt deflate stream and an unknown compression method: one InputError each, never zlib's or
+    zipfile's own error."""
+    sample = json.dumps({"id": "welch_t-0123456789ab", "epoch": 1, "output": {"completion": "x" * 5000}}).encode()
+    corrupt = tmp_path / "corrupt.eval"
+    _eval_log(corrupt, {"samples/a_epoch_1.json": sample})
+    data = bytearray(corrupt.read_bytes())
+    start = data.index(b"samples/a_epoch_1.json") + len("samples/a_epoch_1.json")
+    data[start + 5:start + 25] = b"\xff" * 20    # inside the entry's compressed stream
+    corrupt.write_bytes(bytes(data))
+    unknown = tmp_path / "unknown.eval"
+    _eval_log(unknown, {"samples/a_epoch_1.json": sample}, zipfile.ZIP_STORED)
+    data = bytearray(unknown.read_bytes())
+    for header, method_at in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):   # local and central headers
+        at = data.index(header, data.index(header) + 1)   # the sample's (header.json comes first)
+        data[at + method_at:at + method_at + 2] = (99).to_bytes(2, "little")
+    unknown.write_bytes(bytes(data))
+    for path in (corrupt, unknown):
+        with pytest.raises(InputError, match=rf"^{re.escape(str(path))}: cannot unpack the Inspect log \("):
+            list(framework_rows(path, "inspect"))
+
+
+def test_an_eval_entry_is_unpacked_only_up_to_its_cap_whatever_size_it_declares(tmp_path, monkeypatch):
+    from taskfactory import frameworks
+
+    monkeypatch.setattr(frameworks, "MAX_ENTRY_BYTES", 1000)
+    path = tmp_path / "bomb.eval"
+    _eval_log(path, {"samples/a_epoch_1.json": b'{"id": "' + b"a" * 100_000 + b'"}'})
+    with pytest.raises(InputError, match=r": the entry samples/a_epoch_1\.json is larger than 0 MB$"):
+        list(framework_rows(path, "inspect"))
+
+
+def test_a_key_given_twice_is_refused_and_a_trace_s_nodes_of_the_wrong_type_give_no_reply(tmp_path):
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text('{"doc": {"task_id": "welch_t-0123456789ab"}, "filtered_resps": ["P_VALUE: 0.5"], '
+                     '"filtered_resps": ["P_VALUE: 0.01"]}\n')
+    with pytest.raises(InputError, match=r" line 1: the key 'filtered_resps' is given twice \(which value is meant "
+                                         r"is ambiguous\)$"):
+        list(framework_rows(twice, "lm-eval"))
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text(json.dumps({"task": {"data": {"task_id": "welch_t-0123456789ab"}},
+                                  "traces": [{"nodes": 5}, {"nodes": True}, {"nodes": [{"sampled": True}]}]}) + "\n")
+    assert [row for _, row in framework_rows(traces, "verifiers")] == [{"task_id": "welch_t-0123456789ab"}] * 3
+    log = tmp_path / "log.json"
+    log.write_text(json.dumps({"eval": {}, "samples": [{"id": "welch_t-0123456789ab", "epoch": True,
+                                                        "output": {"completion": "P_VALUE: 0.5"}}]}))
+    assert list(framework_rows(log, "inspect")) == [(1, {"task_id": "welch_t-0123456789ab",
+                                                         "completion": "P_VALUE: 0.5"})]

@@ -1,5 +1,7 @@
 """taskfactory.open: a corpus's tasks as objects, split into what the agent sees and what the grader needs."""
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -29,6 +31,7 @@ def test_tasks_by_split_with_the_agents_and_the_graders_views(corpus):
     for task in everything:
         view = task.agent_view()
         assert tuple(view) == AGENT_FIELDS and not ANSWER_FIELDS & set(view)
+        assert not any(task.record["method"] in json.dumps(value) for value in view.values())   # the id would name it
         gold = task.record["gold"]
         if gold["kind"] == "p_value":
             answer = f"METHOD: Welch two-sample t-test\nP_VALUE: {gold['p_value']!r}\nDECISION: {gold['decision']}"
@@ -48,5 +51,11 @@ def test_a_task_is_found_by_id_within_its_filters(corpus):
     assert len(tf.open(corpus, method="welch_t")) == sum(1 for t in tf.open(corpus) if t.record["method"] == "welch_t")
     with pytest.raises(KeyError):
         tf.open(corpus, split="train")[task.task_id]
+    for missing in ("welch_t-000000000000", None, 7, "../manifest"):
+        with pytest.raises(KeyError):
+            tf.open(corpus)[missing]
+        assert missing not in tf.open(corpus)
+    assert task.task_id in tf.open(corpus) and task.task_id in tf.open(corpus, split="test")
+    assert task.task_id not in tf.open(corpus, split="train")
     with pytest.raises(InputError, match=r"^split \('dev'\) must be one of train, test$"):
         tf.open(corpus, split="dev")
