@@ -34,7 +34,7 @@ from taskfactory.errors import TaskFactoryError
 from taskfactory.reference import closed_reference, fill, handling_r
 from taskfactory.registry import families, get_family
 from taskfactory.catalogue import get_scenario
-from taskfactory.real import checked_design
+from taskfactory.real import SpecError, checked_design, spec_sha256
 from taskfactory.result import z_of_p
 from taskfactory.shards import drawn_params
 from taskfactory.reward import Invalid, parse_answer
@@ -113,10 +113,28 @@ def checks(task: dict, roles: dict) -> list[tuple[str, str, str, str, float]]:
     return out
 
 
+def real_spec(manifest: dict) -> dict | None:
+    """The spec a corpus of real data was imported from, as its manifest keeps
+    it (None for a built corpus); a :class:`SpecError` when it does not match
+    the sha256 the manifest records of it (``grid_sha256``)."""
+    if manifest.get("origin") != ORIGIN_REAL:
+        return None
+    spec = manifest.get("grid")
+    try:
+        matches = spec_sha256(spec) == manifest.get("grid_sha256")
+    except (TypeError, ValueError) as exc:
+        raise SpecError(f"manifest.json: its spec cannot be read ({type(exc).__name__}: {exc})") from None
+    if not isinstance(spec, dict) or not matches:
+        raise SpecError("manifest.json: its spec does not match its grid_sha256")
+    return spec
+
+
 def design(task: dict, spec: dict | None) -> tuple[dict, dict]:
     """The roles and plausible ranges of a task: its scenario's, or for a
-    corpus of real data (``spec``, its manifest's) its item's, the names
-    checked as the import checks them."""
+    corpus of real data (``spec``, its manifest's, from :func:`real_spec`)
+    its item's, checked as the import checks them (a value role a number, the
+    names of columns and levels ones R and Python code can hold): a
+    :class:`SpecError` otherwise."""
     if spec is not None:
         return checked_design(spec, task["scenario"])
     scen = get_scenario(task["method"], task["scenario"])
@@ -138,7 +156,9 @@ def r_block(task: dict, roles: dict, ranges: dict, csv_path: Path, check_id: str
             f"conditionMessage(e)), \"\\n\", file = out, append = TRUE))\n")
 
 
-def run_r(tasks: list[dict], spec: dict | None, workdir: Path) -> dict[str, str]:
+def run_r(tasks: list[dict], designs: dict[str, tuple[dict, dict]], workdir: Path) -> dict[str, str]:
+    """R's output for each check of ``tasks`` (by check id); ``designs`` holds
+    the roles and ranges (:func:`design`) of each task with a dataset."""
     out_file = workdir / "r_pvalues.txt"
     parts = [f"out <- {r_string(str(out_file))}", "invisible(file.create(out))"]
     for i, task in enumerate(tasks):
@@ -151,7 +171,7 @@ def run_r(tasks: list[dict], spec: dict | None, workdir: Path) -> dict[str, str]
             continue
         csv_path = workdir / f"{i:05d}.csv"
         csv_path.write_text(task["data_csv"], encoding="utf-8")
-        roles, ranges = design(task, spec)
+        roles, ranges = designs[task["task_id"]]
         for check_id, _, r_code, r_pvalue, _ in checks(task, roles):
             parts.append(r_block(task, roles, ranges, csv_path, check_id, r_code, r_pvalue))
     script = workdir / "crosscheck.R"
@@ -196,11 +216,11 @@ def main(argv=None) -> int:
     if bad:
         return 1
     try:
-        manifest = load_manifest(args.corpus)
-        spec = manifest["grid"] if manifest.get("origin") == ORIGIN_REAL else None
+        spec = real_spec(load_manifest(args.corpus))
         tasks = sample_tasks(args.corpus, args.per_method, args.seed)
+        designs = {t["task_id"]: design(t, spec) for t in tasks if t["data_csv"] is not None}
         with tempfile.TemporaryDirectory(prefix="crosscheck-") as tmp:
-            r_out = run_r(tasks, spec, Path(tmp))
+            r_out = run_r(tasks, designs, Path(tmp))
     except TaskFactoryError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -217,7 +237,7 @@ def main(argv=None) -> int:
                 cell["failed"] += 1
                 print(f"DISAGREE {t['task_id']}: gold {t['gold']}, R printed {r_out.get(t['task_id'])!r}")
             continue
-        for check_id, label, _, _, recorded in checks(t, design(t, spec)[0]):
+        for check_id, label, _, _, recorded in checks(t, designs[t["task_id"]][0]):
             key = f"{t['method']}/{t['perturbation']}" + ("" if label == "gold" else f" ({label})")
             cell = table[key]
             cell["tasks"] += 1

@@ -32,15 +32,21 @@ record from the spec in the manifest and the CSV in the record.
 
 from __future__ import annotations
 
+import csv as csv_module
+import dataclasses
 import hashlib
+import io
 import json
+import keyword
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 import numpy as np
+import pandas as pd
 
 from . import corpus
 from ._version import __version__
@@ -52,7 +58,7 @@ from .prompts import STYLES, render_prompt
 from .readers import decode, parse_json, parse_yaml, read_text
 from .reference import reference_py, reference_r
 from .registry import families, family_names, get_family
-from .scenarios import LEVEL, TYPES
+from .scenarios import LEVEL, TYPES, _is_number_text
 from .shards import stored_roles, write_shard
 from .task import Dataset, data_problems, judge, one_thread, outcome_fields, warnings_as_errors
 from .validation import Problems, path_text, translate, worded
@@ -70,6 +76,10 @@ FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\.csv")
 COLUMN = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 R_RESERVED = frozenset("if else repeat while function for next break TRUE FALSE NULL Inf NaN NA NA_integer_ "
                        "NA_real_ NA_character_ in".split())
+#: The words Python reserves: a column so named breaks a formula of the Python reference (patsy reads it as Python).
+PY_RESERVED = frozenset(keyword.kwlist)
+#: A Python reference that writes a model formula.
+PY_FORMULA = re.compile(r"\bsmf\.|\bfrom_formula\b|\bformula\b")
 #: The label of a column the data dictionary does not describe.
 INFERRED = "not described by the source; its type is read from the values"
 #: The most distinct values a text column may have to be described as a category.
@@ -89,7 +99,7 @@ def spec_model():
 
     from pydantic import BaseModel, ConfigDict, Field, Strict, StrictStr
 
-    Text = Annotated[StrictStr, Field(min_length=1), worded("must be non-empty text, got {got}")]
+    Text = Annotated[StrictStr, Field(min_length=1, pattern=r"\S"), worded("must be non-empty text, got {got}")]
 
     class Column(BaseModel):
         """What one column holds."""
@@ -182,12 +192,14 @@ class RealItem:
 
 @dataclass(frozen=True)
 class RealSpec:
-    """A validated spec: its name, prompt styles and items, with the text of each item's CSV."""
+    """A validated spec: its name, prompt styles and items, with the text of
+    each item's CSV and the analysis of it that loading made."""
 
     name: str
     prompt_styles: tuple
     items: tuple
     csv: dict   # item id: the released CSV text
+    analysed: dict = dataclasses.field(default_factory=dict, compare=False)   # item id: its Dataset (analyse_item)
 
     def normalized(self) -> dict:
         """The spec as ``manifest.json`` holds it."""
@@ -226,25 +238,39 @@ def released_csv(data: bytes, where: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def _quoted(text: str) -> str:
+    """``text`` in quotes for a one-line message: as it is when it is printable
+    and holds no quote, else its repr (shortened)."""
+    return f"'{text}'" if text.isprintable() and "'" not in text else corpus.shown(text)
+
+
+def _listed(names) -> str:
+    """Column names, comma-separated, each as it is when plain, else quoted (:func:`_quoted`)."""
+    return ", ".join(name if COLUMN.fullmatch(name) else _quoted(name) for name in names)
+
+
 def _data_file(folder: Path, name: str, where: str) -> bytes:
     """The bytes of the data file ``name``: relative to ``folder`` and inside it
     (after following links), a regular file of at most :data:`MAX_DATA_BYTES`."""
     relative = PurePosixPath(name)
+    data = f"data {_quoted(name)}"
+    if "\0" in name:
+        raise SpecError(f"{where}: {data} holds a NUL character; it cannot name a file")
     if relative.is_absolute() or "\\" in name or not name.strip():
-        raise SpecError(f"{where}: data '{name}' must be a path relative to the spec's folder")
+        raise SpecError(f"{where}: {data} must be a path relative to the spec's folder")
     path = folder / relative
     try:
         resolved = path.resolve(strict=True)
-    except (OSError, RuntimeError):
-        raise SpecError(f"{where}: data '{name}' does not exist") from None
+    except (OSError, RuntimeError, ValueError):
+        raise SpecError(f"{where}: {data} does not exist") from None
     if folder.resolve() not in resolved.parents:
-        raise SpecError(f"{where}: data '{name}' lies outside the spec's folder")
+        raise SpecError(f"{where}: {data} lies outside the spec's folder")
     if not FILE.fullmatch(relative.name):
-        raise SpecError(f"{where}: data '{name}' must name a .csv file of letters, digits, '_', '.' and '-'")
+        raise SpecError(f"{where}: {data} must name a .csv file of letters, digits, '_', '.' and '-'")
     if not resolved.is_file():
-        raise SpecError(f"{where}: data '{name}' is not a file")
+        raise SpecError(f"{where}: {data} is not a file")
     if resolved.stat().st_size > MAX_DATA_BYTES:
-        raise SpecError(f"{where}: data '{name}' is larger than {MAX_DATA_BYTES >> 20} MB")
+        raise SpecError(f"{where}: {data} is larger than {MAX_DATA_BYTES >> 20} MB")
     return resolved.read_bytes()
 
 
@@ -263,7 +289,7 @@ def load_spec(path) -> RealSpec:
         for error in exc.errors(include_url=False):
             problems.add(*translate(error, model, _where, "the spec must be a YAML mapping with a list of items"))
         problems.raise_any()
-    items, csv, seen = [], {}, set()
+    items, csv, analysed, seen = [], {}, {}, set()
     for i, given in enumerate(spec.items):
         where = f"items[{i}] ({given.id})"
         if given.id in seen:
@@ -271,19 +297,20 @@ def load_spec(path) -> RealSpec:
             continue
         seen.add(given.id)
         try:
-            item, text = _item(given, path.parent, spec.alpha, where)
+            item, text, ds = _item(given, path.parent, spec.alpha, where)
         except TaskFactoryError as exc:
             problems.add(str(exc).removeprefix(f"{where}: "), where)
             continue
         items.append(item)
-        csv[item.id] = text
+        csv[item.id], analysed[item.id] = text, ds
     problems.raise_any()
     return RealSpec(name=spec.name or path.stem, prompt_styles=tuple(dict.fromkeys(spec.prompt_styles)),
-                    items=tuple(items), csv=csv)
+                    items=tuple(items), csv=csv, analysed=analysed)
 
 
-def _item(given, folder: Path, alpha: float, where: str) -> tuple[RealItem, str]:
-    """An item checked against its family and data, and its released CSV text."""
+def _item(given, folder: Path, alpha: float, where: str) -> tuple[RealItem, str, Dataset]:
+    """An item checked against its family and data, its released CSV text and
+    the analysis of it (:func:`analyse_item`)."""
     with_data = [f.name for f in families() if f.has_data]
     if given.method not in with_data:
         what = "asks a question without a dataset" if given.method in family_names() else \
@@ -291,18 +318,22 @@ def _item(given, folder: Path, alpha: float, where: str) -> tuple[RealItem, str]
         raise SpecError(f"{where}: '{given.method}' {what}; a real dataset takes one of {', '.join(with_data)}")
     family = get_family(given.method)
     raw = _data_file(folder, given.data, where)
-    text = released_csv(raw, f"{where}: data '{given.data}'")
+    data = f"data {_quoted(given.data)}"
+    text = released_csv(raw, f"{where}: {data}")
     roles = complete_roles(family, given.roles)
     _check_names(family, roles, given.ranges or {})
     try:
         header = list(read_csv_columns(text))
-    except Exception as exc:   # Arrow's reader says what it could not read
-        raise SpecError(f"{where}: data '{given.data}' is not a readable CSV file "
+        names = next(csv_module.reader(io.StringIO(text)), [])   # the header as written: a repeated name too
+    except Exception as exc:   # Arrow's reader (or csv's, of the header) says what it could not read
+        raise SpecError(f"{where}: {data} is not a readable CSV file "
                         f"({' '.join(str(exc).split())[:200]})") from None
+    repeated = next((name for name, count in Counter(names).items() if count > 1), None)
+    if repeated is not None:
+        raise SpecError(f"{where}: {data} has the column {_quoted(repeated)} more than once")
     for name in [*family.role_columns(roles), *(given.ranges or {}), *(given.data_dictionary or {})]:
         if name not in header:
-            raise SpecError(f"{where}: the column '{name}' is not in data '{given.data}'; it has "
-                            f"{', '.join(header)}")
+            raise SpecError(f"{where}: the column {_quoted(name)} is not in {data}; it has {_listed(header)}")
     for name, (low, high) in (given.ranges or {}).items():
         if not (math.isfinite(low) and math.isfinite(high) and low < high):
             raise SpecError(f"{where}: the range of '{name}' must be [low, high] with finite low < high")
@@ -314,23 +345,36 @@ def _item(given, folder: Path, alpha: float, where: str) -> tuple[RealItem, str]
                     alpha=float(given.alpha if given.alpha is not None else alpha), split=given.split,
                     source=given.source.model_dump(exclude_none=True) if given.source else None,
                     csv_sha256=_sha256(text), file_sha256=hashlib.sha256(raw).hexdigest())
-    analyse_item(item, text)   # the data must give the gold
-    return item, text
+    return item, text, analyse_item(item, text)   # the data must give the gold
 
 
 def _check_names(family, roles: dict, ranges: dict) -> None:
     """The columns the roles and ranges name, and the levels they name, are
-    names the reference code can hold as written (:data:`COLUMN`, not an R
-    reserved word; a level as a scenario's: :data:`~taskfactory.scenarios.LEVEL`)."""
+    names the reference code can hold as written (:data:`COLUMN`, not a word
+    R or Python reserves; a level as a scenario's: :data:`~taskfactory.scenarios.LEVEL`)."""
     for name in [*family.role_columns(roles), *ranges]:
-        if not COLUMN.fullmatch(name) or name in R_RESERVED:
+        if not isinstance(name, str) or not COLUMN.fullmatch(name) or name in R_RESERVED:
             raise SpecError(f"the column name {name!r} must be a letter then letters, digits or '_' (at most 64) "
                             "and not a word R reserves; rename it in the CSV")
+        if name in PY_RESERVED and name in _formula_columns(family, roles):
+            raise SpecError(f"the column name {name!r} is a word Python reserves, and the Python reference code "
+                            f"of {family.name} writes it into a formula; rename it in the CSV")
     for role, kind in family.roles.items():
         levels = [roles[role]] if kind == "level" else list(roles[role]) if kind == "shares" else []
         for level in levels:
             if not LEVEL.fullmatch(str(level)):
                 raise SpecError(f"role '{role}' names the level {level!r}, which must match {LEVEL.pattern}")
+
+
+def _formula_columns(family, roles: dict) -> set:
+    """The columns that the family's Python reference for ``roles`` may write
+    into a model formula: where it writes one, those of every role it names
+    other than as ``d["column"]``."""
+    code = "\n".join(line for line in family.code_for(roles, "py").splitlines() if not line.lstrip().startswith("#"))
+    if not PY_FORMULA.search(code):
+        return set()
+    return {column for role in family.roles if "{" + role + "}" in code.replace(f'd["{{{role}}}"]', "")
+            for column in family.role_columns({role: roles.get(role)})}
 
 
 def _sha256(text: str) -> str:
@@ -362,7 +406,7 @@ def data_dictionary(item: RealItem, text: str) -> list[dict]:
 
 def _described(values: np.ndarray) -> dict:
     """The type and levels of a column the dictionary leaves out, from its values."""
-    present = values[~_missing(values)]
+    present = values[~pd.isna(values)]
     if values.dtype.kind in "iuf" or values.dtype == bool:
         whole = values.dtype.kind in "iu" or bool(np.all(np.mod(present.astype(float), 1) == 0))
         return {"type": "integer" if whole else "numeric"}
@@ -372,17 +416,12 @@ def _described(values: np.ndarray) -> dict:
     return {"type": "id"}
 
 
-def _missing(values: np.ndarray) -> np.ndarray:
-    return np.array([v is None or (isinstance(v, float) and math.isnan(v)) for v in values], dtype=bool) \
-        if values.dtype == object else np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), bool)
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+def _holding_numbers(values: np.ndarray, name: str, what: str) -> None:
+    """Refuse a column ``name`` (``what`` it is to the item) that does not hold numbers, naming its first other cell."""
+    if values.dtype.kind not in "iuf":
+        row, cell = next(((i, v) for i, v in enumerate(values) if isinstance(v, str) and not _is_number_text(v)),
+                         (0, values[0] if len(values) else None))
+        raise SpecError(f"the column {_quoted(name)} ({what}) must hold numbers; row {row + 1} holds {cell!r}")
 
 
 def _condition(item: RealItem, rows: int) -> Condition:
@@ -397,12 +436,10 @@ def analyse_item(item: RealItem, text: str) -> Dataset:
     family = get_family(item.method)
     columns = read_csv_columns(text)
     for role, kind in family.roles.items():
-        values = columns[item.roles[role]] if kind == "numeric" and item.roles[role] is not None else None
-        if values is not None and values.dtype.kind not in "iuf":
-            row, cell = next(((i, v) for i, v in enumerate(values) if isinstance(v, str) and not _is_number(v)),
-                             (0, values[0] if len(values) else None))
-            raise SpecError(f"the column '{item.roles[role]}' (role '{role}') must hold numbers; row {row + 1} "
-                            f"holds {cell!r}")
+        if kind == "numeric" and item.roles[role] is not None:
+            _holding_numbers(columns[item.roles[role]], item.roles[role], f"role '{role}'")
+    for name in item.ranges:   # a range bounds numbers
+        _holding_numbers(columns[name], name, "given a range")
     rows = len(next(iter(columns.values())))
     cond = _condition(item, rows)
     ranges = {k: tuple(v) for k, v in item.ranges.items()}
@@ -433,10 +470,12 @@ def task_id(item: RealItem, style: str) -> str:
     return _id(item.method, f"{item.id}|{item.csv_sha256}|{style}|{item.alpha!r}")
 
 
-def item_records(spec_name: str, spec_sha: str, item: RealItem, text: str, styles) -> list[dict]:
-    """The records of an item's tasks, one per prompt style in ``styles``."""
+def item_records(spec_name: str, spec_sha: str, item: RealItem, text: str, styles, ds: Dataset | None = None) \
+        -> list[dict]:
+    """The records of an item's tasks, one per prompt style in ``styles``;
+    ``ds``, the item's :func:`analyse_item` of ``text`` where the caller has it."""
     family = get_family(item.method)
-    ds = analyse_item(item, text)
+    ds = analyse_item(item, text) if ds is None else ds
     dictionary = data_dictionary(item, text)
     shared = {
         "data_id": ds.data_id, "method": item.method, "category": family.category, "scenario": item.id,
@@ -464,17 +503,36 @@ def item_of(normalized: dict, item_id: str) -> RealItem | None:
 
 def checked_design(normalized: dict, item_id: str) -> tuple[dict, dict]:
     """The roles and plausible ranges of the item ``item_id`` of a spec as
-    ``manifest.json`` holds it, with their names checked as the import checks
-    them: what R and Python code may be built from; a :class:`SpecError`
+    ``manifest.json`` holds it, checked as the import checks them: the roles
+    complete and of their kinds (a value role a number:
+    :func:`~taskfactory.analysis.complete_roles`), the names of columns and
+    levels as :func:`_check_names` wants them, each range two finite numbers,
+    low < high. What R and Python code may be built from; a :class:`SpecError`
     for an item the spec lacks or cannot describe."""
     try:
         item = item_of(normalized, item_id)
     except (KeyError, TypeError, AttributeError) as exc:
         raise SpecError(f"the corpus's spec cannot be read ({type(exc).__name__}: {exc})") from None
     if item is None or item.method not in [f.name for f in families() if f.has_data]:
-        raise SpecError(f"the corpus's spec has no item {item_id!r} of a family with data")
-    _check_names(get_family(item.method), item.roles, item.ranges)
-    return item.roles, {name: tuple(bounds) for name, bounds in item.ranges.items()}
+        raise SpecError(f"the corpus's spec has no item {corpus.shown(item_id)} of a family with data")
+    family = get_family(item.method)
+    where = f"the corpus's spec, item {corpus.shown(item.id)}"
+    try:
+        roles = complete_roles(family, item.roles)
+    except InputError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+    if roles != item.roles:
+        raise SpecError(f"{where}: its roles lack {', '.join(sorted(set(roles) - set(item.roles)))}")
+    if not isinstance(item.ranges, dict) or not all(
+            isinstance(bounds, list) and len(bounds) == 2
+            and all(isinstance(b, (int, float)) and not isinstance(b, bool) and math.isfinite(b) for b in bounds)
+            and bounds[0] < bounds[1] for bounds in item.ranges.values()):
+        raise SpecError(f"{where}: its ranges must map columns to [low, high], finite numbers with low < high")
+    try:
+        _check_names(family, roles, item.ranges)
+    except SpecError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+    return roles, {name: tuple(bounds) for name, bounds in item.ranges.items()}
 
 
 # --- writing the corpus --------------------------------------------------------------
@@ -499,7 +557,7 @@ def _write(spec: RealSpec, out: Path) -> dict:
             continue
         names[split] = [corpus.shard_name(split, 0, 1)]
         records = (rec for item in items for rec in item_records(spec.name, sha, item, spec.csv[item.id],
-                                                                  spec.prompt_styles))
+                                                                  spec.prompt_styles, spec.analysed.get(item.id)))
         write_shard(out / corpus.DATA / names[split][0], records, {"grid_name": spec.name, "grid_sha256": sha})
     counts, shards = corpus.count_shards(out, names)
     counts.update(rejected=0, rejected_by_method={}, rejected_reasons={}, rejected_reasons_by_method={})

@@ -41,7 +41,7 @@ from .sandbox import Limits, run_scripts
 from .shards import FIELDS, roles_of, schema
 from .scenarios import scenario_setting, use_scenario_setting
 from .script import behaviour
-from .real import item_of, item_records, spec_sha256, task_id
+from .real import checked_design, item_of, item_records, spec_sha256, task_id
 from .resplit import SplitRule, rule_for
 from .task import Dataset, ids, record, release
 
@@ -290,6 +290,7 @@ def _check_real_chunk(manifest: dict, tasks: list[dict], rule: SplitRule | None 
                                              "with"))
         else:
             try:
+                checked_design(spec, item.id)   # the roles and ranges the reference code is built from
                 again = item_records(manifest["name"], manifest["grid_sha256"], item, rec["data_csv"],
                                      [rec["prompt_style"]])[0]
                 derived.append((rec, {**again, "split": rule.split_of(rec)} if rule else again))

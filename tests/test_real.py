@@ -1,5 +1,6 @@
 """taskfactory import: real datasets, questions and methods in, tasks with R-exact golds out."""
 
+import importlib.util
 import json
 import math
 import shutil
@@ -16,7 +17,8 @@ from taskfactory.cli import main
 from taskfactory.corpus import iter_records, sha256_file
 from taskfactory.errors import InputError
 from taskfactory.leakage import check_leakage
-from taskfactory.real import INFERRED, import_spec
+from taskfactory import real
+from taskfactory.real import INFERRED, SpecError, import_spec, spec_sha256
 from taskfactory.schema import json_schema
 from taskfactory.shards import write_shard
 
@@ -57,6 +59,27 @@ def imported(tmp_path_factory):
     return root / "corpus"
 
 
+def crosscheck():
+    """scripts/crosscheck_r.py as a module (its functions run in-process; no R needed)."""
+    path = Path(__file__).resolve().parent.parent / "scripts" / "crosscheck_r.py"
+    spec = importlib.util.spec_from_file_location("crosscheck_r", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def rewritten(corpus: Path, copy: Path, change, rehash: bool = True) -> dict:
+    """A copy of ``corpus`` whose manifest's spec ``change`` edits in place,
+    its grid_sha256 made to match again when ``rehash``; the new manifest."""
+    shutil.copytree(corpus, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    change(manifest["grid"])
+    if rehash:
+        manifest["grid_sha256"] = spec_sha256(manifest["grid"])
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    return manifest
+
+
 def test_every_item_is_a_task_per_prompt_style_with_rs_gold(imported):
     """R 4.2.2, the file as released, values outside [70, 150] set to NA, complete cases:
     > t.test(sbp ~ arm, data = d)$p.value
@@ -86,7 +109,7 @@ def test_every_item_is_a_task_per_prompt_style_with_rs_gold(imported):
     assert clinic["prompt"].startswith(CLINIC["context"] + "\n\nResearch question: " + CLINIC["question"])
 
 
-def test_a_real_corpus_verifies_scores_and_cross_checks_as_a_built_one(imported):
+def test_a_real_corpus_verifies_and_scores_as_a_built_one_and_crosscheck_takes_its_design_from_the_spec(imported):
     report = tf.verify(imported)
     assert report.ok and (report.tasks, report.records_ok, report.scripts_run) == (4, 4, 0), report.problems
     scored = CliRunner().invoke(main, ["score", str(imported), "--baseline", "gold", "--json"])
@@ -97,6 +120,110 @@ def test_a_real_corpus_verifies_scores_and_cross_checks_as_a_built_one(imported)
     card = (imported / "README.md").read_text()
     assert "- `clinic_sbp` (welch_t): Made for this test. Licence: CC0-1.0." in card
     assert "- `ovarian_rx` (log_rank): no source given." in card
+    check = crosscheck()
+    spec = check.real_spec(manifest)
+    tasks = list(iter_records(imported, columns=check.COLUMNS))
+    designs = {t["scenario"]: check.design(t, spec) for t in tasks}
+    assert designs == {"clinic_sbp": ({"outcome": "sbp", "group": "arm"}, {"sbp": (70.0, 150.0)}),
+                       "ovarian_rx": ({"time": "futime", "event": "fustat", "group": "rx", "covariates": []}, {})}
+    clinic = next(t for t in tasks if t["scenario"] == "clinic_sbp")
+    gold_code = check.checks(clinic, designs["clinic_sbp"][0])[0][2]
+    block = check.r_block(clinic, *designs["clinic_sbp"], Path("x.csv"), "c", gold_code, "p")
+    assert "d$sbp[!is.na(d$sbp) & (d$sbp < 70 | d$sbp > 150)] <- NA" in block
+    assert 'd <- d[complete.cases(d[, c("sbp", "arm")]), ]' in block and "t.test(sbp ~ arm" in block
+
+
+def test_line_endings_and_a_byte_order_mark_are_left_out_of_the_released_csv(tmp_path):
+    """groups.csv written with CRLF line endings and a byte-order mark gives the
+    LF file's data_csv, sha256 and gold (0.59513750265940613, as above)."""
+    spec = write_spec(tmp_path, [CLINIC])
+    lf = GROUPS.read_text()
+    assert "\r" not in lf
+    (tmp_path / "data" / "groups.csv").write_bytes(b"\xef\xbb\xbf" + lf.replace("\n", "\r\n").encode())
+    import_spec(spec, tmp_path / "corpus")
+    task = next(iter_records(tmp_path / "corpus"))
+    assert task["data_csv"] == lf and task["gold_p"] == pytest.approx(0.59513750265940613, rel=1e-12)
+    manifest = json.loads((tmp_path / "corpus" / "manifest.json").read_text())
+    item = manifest["grid"]["items"][0]
+    assert item["csv_sha256"] == task["data_sha256"] != item["file_sha256"]
+    assert item["file_sha256"] == sha256_file(tmp_path / "data" / "groups.csv")
+    assert tf.verify(tmp_path / "corpus").ok
+
+
+INJECTED = '0); system("touch /tmp/PWNED"); (0'
+
+
+def test_crosscheck_refuses_a_manifest_whose_value_role_is_code_or_whose_spec_is_not_its_hash(imported, tmp_path,
+                                                                                              capsys):
+    """A value role (a number: welch_t has none, so one_sample_t's mu0) edited into
+    R code is refused before any R is written, whether or not the manifest's
+    grid_sha256 was made to match; so is a spec that does not match its hash."""
+    check = crosscheck()
+    clinic = next(t for t in iter_records(imported, columns=check.COLUMNS) if t["scenario"] == "clinic_sbp")
+
+    def inject(spec):
+        spec["items"][0].update(method="one_sample_t", roles={"outcome": "sbp", "mu0": INJECTED})
+
+    manifest = rewritten(imported, tmp_path / "rehashed", inject)
+    with pytest.raises(SpecError, match=r"item 'clinic_sbp': role 'mu0' must be a finite number, got '0\); system"):
+        check.design({**clinic, "method": "one_sample_t"}, check.real_spec(manifest))
+    stale = rewritten(imported, tmp_path / "stale", inject, rehash=False)
+    with pytest.raises(SpecError, match="^manifest.json: its spec does not match its grid_sha256$"):
+        check.real_spec(stale)
+    for change, refusal in [
+            (lambda s: s["items"][0]["roles"].update(outcome='sbp); system("id"); ('), "the column name 'sbp"),
+            (lambda s: s["items"][0]["roles"].pop("group"), "roles lack 'group'"),
+            (lambda s: s["items"][0]["ranges"].update(sbp=["0); system(1)", 150]), "its ranges must map"),
+            (lambda s: s["items"][0].update(method="ols_coefficient",
+                                            roles={"outcome": "class", "exposure": "arm", "covariates": []}),
+             "a word Python reserves")]:
+        copy = tmp_path / str(len(list(tmp_path.iterdir())))
+        with pytest.raises(SpecError, match=refusal):
+            check.design(clinic, check.real_spec(rewritten(imported, copy, change)))
+    check.unparsable_templates = lambda: []   # R is not run: the corpus is refused before
+    check.shutil = type("NoShutil", (), {"which": staticmethod(lambda name: "/usr/bin/Rscript")})
+    assert check.main([str(tmp_path / "stale")]) == 2
+    assert capsys.readouterr().err == "error: manifest.json: its spec does not match its grid_sha256\n"
+
+
+def test_verify_refuses_a_corpus_whose_spec_holds_code_in_a_value_role_or_a_column_name(imported, tmp_path,
+                                                                                       monkeypatch):
+    """verify re-derives a real record only from a spec the import would have
+    taken: a value role edited into code (the hash made to match) is named; so is
+    a corpus written, past the import's checks, from a spec naming a column that
+    is R code."""
+    def inject(spec):
+        spec["items"][0].update(method="one_sample_t", roles={"outcome": "sbp", "mu0": INJECTED})
+
+    rewritten(imported, tmp_path / "rehashed", inject)
+    report = tf.verify(tmp_path / "rehashed")
+    assert not report.ok
+    assert any("cannot be re-derived" in why and "role 'mu0' must be a finite number" in why
+               for _, why in report.problems), report.problems
+
+    name = 'sbp); system("id"); ('
+    spec = write_spec(tmp_path / "injected", [{**CLINIC, "roles": {"outcome": name, "group": "arm"}, "ranges": {},
+                                               "data_dictionary": {}}])
+    lines = (tmp_path / "injected" / "data" / "groups.csv").read_text().splitlines(keepends=True)
+    (tmp_path / "injected" / "data" / "groups.csv").write_text(
+        'patient,arm,"' + name.replace('"', '""') + '"\n' + "".join(lines[1:]))
+    with pytest.raises(SpecError, match="the column name 'sbp"):
+        import_spec(spec, tmp_path / "refused")
+    with monkeypatch.context() as patched:
+        patched.setattr(real, "_check_names", lambda *args: None)
+        import_spec(spec, tmp_path / "written")
+    report = tf.verify(tmp_path / "written")
+    assert not report.ok and len(report.problems) == 2, report.problems
+    assert all("cannot be re-derived" in why and "the column name 'sbp" in why for _, why in report.problems)
+
+
+def test_loading_a_spec_analyses_each_item_once(tmp_path, monkeypatch):
+    spec = write_spec(tmp_path, [CLINIC, OVARIAN_ITEM])
+    calls = []
+    analyse = real.analyse_item
+    monkeypatch.setattr(real, "analyse_item", lambda item, text: calls.append(item.id) or analyse(item, text))
+    import_spec(spec, tmp_path / "corpus")
+    assert calls == ["clinic_sbp", "ovarian_rx"]
 
 
 def test_verify_names_a_record_that_differs_from_its_spec(imported, tmp_path):
