@@ -12,6 +12,7 @@ from click.exceptions import NoArgsIsHelpError
 
 from ._version import __version__
 from .errors import TaskFactoryError
+from .resplit import BY as RESPLIT_BY
 from .schema import KINDS as SCHEMA_KINDS
 
 
@@ -437,7 +438,8 @@ def leakage(corpus, benches, report_path, overwrite, drop_dir, fail_on, semantic
     """
     from .leakage import Thresholds, check_leakage, check_output_paths, check_threshold, format_report, write_report
     from .leakage.bench import Fields
-    from .leakage.dropout import check_source, drop_out
+    from .copying import check_carried
+    from .leakage.dropout import drop_out
 
     given = {"ngram8": ("--ngram8", ngram8), "ngram13": ("--ngram13", ngram13),
              "containment": ("--containment", containment), "jaccard": ("--jaccard", jaccard),
@@ -448,7 +450,7 @@ def leakage(corpus, benches, report_path, overwrite, drop_dir, fail_on, semantic
     thr = Thresholds(**{name: value for name, (_, value) in given.items()})
     check_output_paths(corpus, benches, report_path, drop_dir, overwrite)
     if drop_dir:
-        check_source(corpus)
+        check_carried(corpus)
     defaults = Fields()
     fields = Fields(id=id_field or defaults.id, question=question_field or defaults.question,
                     context=context_field or defaults.context, data=data_field or defaults.data)
@@ -557,7 +559,7 @@ def import_(spec, out, as_json):
 @main.command()
 @click.argument("corpus", type=click.Path(file_okay=False))
 @out_folder("Folder to write the re-split corpus into (new or empty).")
-@click.option("--by", type=click.Choice(["scenario", "data_id"]), default="scenario", show_default=True,
+@click.option("--by", type=click.Choice(RESPLIT_BY), default=RESPLIT_BY[0], show_default=True,
               help="Hold out whole scenarios (no wording on both sides) or whole datasets (their prompts together).")
 @click.option("--test", "test_share", default=0.2, show_default=True, type=click.FloatRange(0, 1, min_open=True,
                                                                                             max_open=True),

@@ -13,10 +13,17 @@ temporary name beside it, then renamed over it, so that it is never half written
 
 Each violation is refused with one message naming the option and the path,
 before any work.
+
+A command that writes a corpus folder (``import``, ``split``, ``leakage
+--drop-out``) builds it in a folder of its own with a hidden name and moves it
+into place at the end (:func:`staged`): a failure removes only that
+folder, and something put into the output folder while the command ran is
+neither replaced nor removed (the command fails instead).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import shutil
@@ -127,18 +134,122 @@ def write_output_file(path: Path, text: str, label: str) -> None:
 
 
 @contextmanager
-def filling(out: Path):
-    """A block that fills ``out``, a folder :func:`check_new_folder` passed (absent
-    or empty), made here if absent: when the block fails, what it wrote goes
-    (the folder too, if made here), so no half-written output is left."""
-    created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
+def staged(out, label: str = "-o", last: tuple = ("manifest.json",)):
+    """A block that writes what goes into ``out`` (a folder :func:`check_new_folder`
+    passed: absent or empty) into the folder it yields, a new one with a
+    hidden name that the command alone uses, moved into ``out`` when the
+    block succeeds; so that nothing is ever removed or replaced that the
+    command did not make, however long the block takes:
+
+    - ``out`` absent: the folders above it that are missing are made, the
+      block writes into a folder beside ``out``, renamed to ``out`` at the end;
+    - ``out`` an empty folder: the block writes into a folder inside it (on
+      the same file system, whatever is mounted there), whose contents are
+      moved up at the end, the names in ``last`` after the others (a
+      corpus's manifest.json marks it whole), each refused rather than put
+      over something of the same name.
+
+    When the block fails, or ``out`` is no longer absent or empty at the end
+    (InputError ``"<label> <out>: the folder is no longer empty; ..."``),
+    only the hidden folder goes, with what was moved out of it, and the
+    folders made above ``out`` that are still empty."""
+    out = Path(out)
+    where = f"{label} {out}"
+    existed = out.is_dir()
+    home = out.absolute() if existed else out.absolute().parent
+    made = [p for p in (home, *home.parents) if not p.exists()]   # nearest first
+    work = (home / f".{out.absolute().name}.{secrets.token_hex(8)}.partial")
+    moved: list[Path] = []
     try:
-        yield out
-    except BaseException:
-        if created:
-            shutil.rmtree(out, ignore_errors=True)
+        home.mkdir(parents=True, exist_ok=True)
+        work.mkdir()
+    except OSError as exc:
+        _remove_empty(made)
+        raise InputError(f"{where}: cannot create the folder ({exc.strerror or exc})") from None
+    try:
+        yield work
+        if existed:
+            _move_up(work, out, where, last, moved)
         else:
-            for child in out.iterdir():
-                shutil.rmtree(child, ignore_errors=True) if child.is_dir() and not child.is_symlink() else child.unlink()
+            _rename_into_place(work, out, where)
+    except BaseException:
+        for path in moved:   # what this command made and had moved into out before a name collided
+            _remove(path)
+        shutil.rmtree(work, ignore_errors=True)
+        _remove_empty(made)
         raise
+
+
+def _no_longer_empty(where: str) -> InputError:
+    return InputError(f"{where}: the folder is no longer empty (something was put in it while this command "
+                      f"ran); nothing was written to it; {ASK}")
+
+
+def _rename_into_place(work: Path, out: Path, where: str) -> None:
+    """Rename ``work`` to ``out``, which must be absent or an empty folder."""
+    try:
+        os.rename(work, out)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+            raise _no_longer_empty(where) from None
+        if exc.errno == errno.ENOTDIR:
+            raise InputError(f"{where}: something that is not a folder was put there while this command ran; "
+                             f"nothing was written to it; {ASK}") from None
+        raise InputError(f"{where}: cannot move the output into place ({exc.strerror or exc})") from None
+
+
+def _move_up(work: Path, out: Path, where: str, last: tuple, moved: list) -> None:
+    """Move the contents of ``work`` (inside ``out``) into ``out``, which must
+    hold nothing else, the names in ``last`` last; appends each to ``moved``."""
+    try:
+        if any(child.name != work.name for child in out.iterdir()):
+            raise _no_longer_empty(where)
+        for child in sorted(work.iterdir(), key=lambda child: (child.name in last, child.name)):
+            _move_one(child, out / child.name, moved)
+        work.rmdir()
+    except FileExistsError:
+        raise _no_longer_empty(where) from None
+    except OSError as exc:
+        raise InputError(f"{where}: cannot move the output into place ({exc.strerror or exc})") from None
+
+
+def _move_one(child: Path, target: Path, moved: list) -> None:
+    """Move ``child`` to ``target``, FileExistsError if anything holds that
+    name; ``target`` goes into ``moved`` once it is this command's."""
+    if child.is_dir() and not child.is_symlink():
+        os.mkdir(target)                 # claims the name
+        moved.append(target)
+        os.rename(child, target)         # onto the empty folder just made
+        return
+    try:
+        os.link(child, target, follow_symlinks=False)   # claims the name
+    except FileExistsError:
+        raise
+    except OSError:                      # a file system without hard links
+        if os.path.lexists(target):
+            raise FileExistsError(target) from None
+        os.rename(child, target)
+        moved.append(target)
+        return
+    moved.append(target)
+    child.unlink()
+
+
+def _remove(path: Path) -> None:
+    """Remove ``path`` (a folder with what it holds), as far as it can be."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove ``folders`` (nearest first), stopping at the first that is not empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return

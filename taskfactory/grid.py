@@ -324,11 +324,15 @@ def held_out(scenarios: dict, test: float, seed: int) -> dict:
     so that a scenario falls on one side of the split whatever asks about it:
     of the ``k`` scenarios of a pool, ``max(1, round(test * k))`` (never all)
     are held out, chosen by a hash of the seed, the pool's kinds and the
-    scenario. A method keeps at least one scenario in train.
+    scenario. A method keeps at least one scenario in train: when a pool
+    would hold out every scenario of one of its methods, the last of them
+    (in the pool's order) stays in train for the whole pool, so that a
+    scenario is never held out for one method and kept for another.
     """
+    kind_of = {method: get_family(method).question_kind for method in scenarios}
     by_kind: dict[str, set] = {}
     for method, ids in scenarios.items():
-        by_kind.setdefault(get_family(method).question_kind, set()).update(ids)
+        by_kind.setdefault(kind_of[method], set()).update(ids)
     held = {}
     for kinds, ids in _pools(by_kind):
         if len(ids) < 2:
@@ -336,13 +340,16 @@ def held_out(scenarios: dict, test: float, seed: int) -> dict:
         k = min(len(ids) - 1, max(1, round(test * len(ids))))
         key = "+".join(kinds)
         ranked = sorted(ids, key=lambda s: hashlib.sha256(f"{seed}|{key}|{s}".encode()).hexdigest())
-        held.update({kind: ranked[:k] for kind in kinds})
+        pool = ranked[:k]   # one list, shared by the pool's kinds, so that a drop below drops it for all of them
+        for method, own in scenarios.items():
+            if kind_of[method] in kinds:
+                chosen = [s for s in pool if s in set(own)]
+                if chosen and len(chosen) == len(set(own)):
+                    pool.remove(chosen[-1])
+        held.update({kind: pool for kind in kinds})
     out = {}
     for method, ids in scenarios.items():
-        ids = list(ids)
-        chosen = [s for s in held.get(get_family(method).question_kind, ()) if s in ids]
-        if len(chosen) == len(ids):
-            chosen = chosen[:-1]
+        chosen = [s for s in held.get(kind_of[method], ()) if s in set(ids)]
         if chosen:
             out[method] = frozenset(chosen)
     return out

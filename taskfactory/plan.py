@@ -220,9 +220,7 @@ def plan(grid, probe: bool = True) -> Plan:
 
 
 def _fill_shards(g: Grid, split: str) -> list[int]:
-    """The rows of each shard of ``split`` (see :meth:`Plan.shard_counts`):
-    as few shards as the bounds allow; when the text bound sets their number,
-    as many holding about as much text each."""
+    """The rows of each shard of ``split`` (see :meth:`Plan.shard_counts`)."""
     sizes = {}                      # (method, scenario, n) -> estimated text of one task
     cells = []                      # (tasks, estimated text of each) of every cell, in build order
     for method, scenario, n, _, _, kept in g.counted_cells(split):
@@ -230,12 +228,20 @@ def _fill_shards(g: Grid, split: str) -> list[int]:
         if size is None:
             size = sizes[(method, scenario, n)] = estimate_task_bytes(method, scenario, n)
         cells.append((kept.tasks, size))
-    shards = _fill(cells, g.shard_rows, SHARD_TEXT_BYTES)
+    return fill_shards(cells, g.shard_rows)
+
+
+def fill_shards(cells: list[tuple[int, int]], max_rows: int) -> list[int]:
+    """The rows of each shard that ``cells`` (tasks, estimated text of each)
+    fill in order: as few shards as ``max_rows`` tasks and
+    :data:`SHARD_TEXT_BYTES` of text each allow; when the text bound sets
+    their number, as many holding about as much text each."""
+    shards = _fill(cells, max_rows, SHARD_TEXT_BYTES)
     k = len(shards)
-    if k > -(-sum(t for t, _ in cells) // g.shard_rows):   # the text bound set k: a k-th of the text each
+    if k > -(-sum(t for t, _ in cells) // max_rows):   # the text bound set k: a k-th of the text each
         share = -(-sum(t * size for t, size in cells) // k)
-        for most in (share, share + max(sizes.values())):   # the second always gives k shards
-            even = _fill(cells, g.shard_rows, min(SHARD_TEXT_BYTES, most))
+        for most in (share, share + max(size for _, size in cells)):   # the second always gives k shards
+            even = _fill(cells, max_rows, min(SHARD_TEXT_BYTES, most))
             if len(even) == k:
                 return even
     return shards

@@ -53,7 +53,7 @@ from ._version import __version__
 from .analysis import complete_roles, read_csv_columns
 from .condition import Condition
 from .errors import DataError, InputError, TaskFactoryError, did_you_mean
-from .folders import check_new_folder, filling
+from .folders import check_new_folder, staged
 from .prompts import STYLES, render_prompt
 from .readers import decode, parse_json, parse_yaml, read_text
 from .reference import reference_py, reference_r
@@ -539,12 +539,13 @@ def checked_design(normalized: dict, item_id: str) -> tuple[dict, dict]:
 
 def import_spec(spec_path, out) -> dict:
     """Write the corpus of the spec at ``spec_path`` into ``out``, a new or
-    empty folder; returns its manifest. On any failure the folder is left as
-    it was found."""
+    empty folder; returns its manifest. It is written as
+    :func:`taskfactory.folders.staged` writes a folder: on any failure ``out``
+    is left as it was found."""
     out = check_new_folder(out, "-o", [spec_path])
     spec = load_spec(spec_path)
-    with filling(out):
-        return _write(spec, out)
+    with staged(out) as work:
+        return _write(spec, work)
 
 
 def _write(spec: RealSpec, out: Path) -> dict:

@@ -702,8 +702,10 @@ def _example_section(ex) -> str:
 
 
 def _header(s) -> str:
+    from .corpus import ORIGIN_REAL
+
     about = s["corpus"]
-    made = "the real-data spec" if about["origin"] == "real" else "the grid"
+    made = "the real-data spec" if about["origin"] == ORIGIN_REAL else "the grid"
     lines = [f"<p>{about['tasks']} tasks, made by taskfactory {html.escape(str(about['factory_version']))} from "
              f"{made} <code>{html.escape(str(about['grid_name']))}</code> (sha256 "
              f"<code>{html.escape(str(about['grid_sha256'])[:16])}</code>), its manifest written "
@@ -719,6 +721,30 @@ def _header(s) -> str:
     lines.append("<nav><ol>" + "".join(f'<li><a href="#{_anchor(i)}">{html.escape(t.split(". ", 1)[1])}</a></li>'
                                         for i, t in enumerate(SECTIONS)) + "</ol></nav>\n")
     return "".join(lines)
+
+
+def _floors_section(fl) -> str:
+    """Section 4: what trivial answers score."""
+    cp = fl["constant_p"]
+    parts = [f"{_heading(4)}\n<p>What trivial answers score on the {fl['tasks']} p-value tasks. "
+             f"Share of tasks whose gold z is at the reward's cap of {_shown(fl['reward_z_cap'])} "
+             f"(any smaller p-value scores the same): {_shown(fl['share_at_reward_cap'])}; at the record's "
+             f"cap of {_shown(fl['record_z_cap'])}: {_shown(fl['share_at_record_cap'])}. Raw score of always "
+             f"answering \"fail to reject\": {_shown(fl['always_fail_to_reject_raw'])}.</p>\n"
+             "<p>Constant-p baseline: the tasks are split in two halves by the last hex digit of their "
+             "data_id (even: fit, odd: scored). Per family and N, the median gold p-value of the fit half is "
+             "answered for every task of the scored half; its Raw score is the share whose decision at alpha "
+             f"matches the gold: {_shown(cp['raw'])} over {cp['scored_tasks']} scored tasks; its Strict score, "
+             "the share whose z is also within the reward's strict tolerance of the gold z: "
+             f"{_shown(cp['strict'])}.</p>\n"]
+    parts.append(_table(["family", "p-value tasks", "share at reward z cap", "always fail to reject Raw"],
+                        [[m, d["tasks"], d["share_at_reward_cap"], d["always_fail_to_reject_raw"]]
+                         for m, d in fl["by_method"].items()]))
+    parts.append(_table(["family", "N", "fit tasks", "constant p", "scored tasks", "Raw", "Strict"],
+                        [[m, n, d["fit_tasks"], d["constant_p"], d["scored_tasks"], d["raw"], d["strict"]]
+                         for m, by_n in cp["by_method_and_n"].items() for n, d in by_n.items()],
+                        "constant-p baseline per family and N"))
+    return "".join(parts)
 
 
 def _page(summary, images) -> str:
@@ -786,25 +812,7 @@ def _page(summary, images) -> str:
                           d["mean_n_analysed_over_n"]] for p, d in pe["by_perturbation"].items()]))
     img("perturbations_n_analysed.png", "Rows analysed against rows drawn")
 
-    cp = fl["constant_p"]
-    parts.append(f"{_heading(4)}\n<p>What trivial answers score on the {fl['tasks']} p-value tasks. "
-                 f"Share of tasks whose gold z is at the reward's cap of {_shown(fl['reward_z_cap'])} "
-                 f"(any smaller p-value scores the same): {_shown(fl['share_at_reward_cap'])}; at the record's "
-                 f"cap of {_shown(fl['record_z_cap'])}: {_shown(fl['share_at_record_cap'])}. Raw score of always "
-                 f"answering \"fail to reject\": {_shown(fl['always_fail_to_reject_raw'])}.</p>\n"
-                 "<p>Constant-p baseline: the tasks are split in two halves by the last hex digit of their "
-                 "data_id (even: fit, odd: scored). Per family and N, the median gold p-value of the fit half is "
-                 "answered for every task of the scored half; its Raw score is the share whose decision at alpha "
-                 f"matches the gold: {_shown(cp['raw'])} over {cp['scored_tasks']} scored tasks; its Strict score, "
-                 "the share whose z is also within the reward's strict tolerance of the gold z: "
-                 f"{_shown(cp['strict'])}.</p>\n")
-    parts.append(_table(["family", "p-value tasks", "share at reward z cap", "always fail to reject Raw"],
-                        [[m, d["tasks"], d["share_at_reward_cap"], d["always_fail_to_reject_raw"]]
-                         for m, d in fl["by_method"].items()]))
-    parts.append(_table(["family", "N", "fit tasks", "constant p", "scored tasks", "Raw", "Strict"],
-                        [[m, n, d["fit_tasks"], d["constant_p"], d["scored_tasks"], d["raw"], d["strict"]]
-                         for m, by_n in cp["by_method_and_n"].items() for n, d in by_n.items()],
-                        "constant-p baseline per family and N"))
+    parts.append(_floors_section(fl))
 
     parts.append(_agents_section(s["agents"]))
     img("agents_reliability.png", "Reported z against gold z per answer source")

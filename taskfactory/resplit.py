@@ -14,23 +14,22 @@ writes a copy of a corpus whose tasks' ``split`` follows a new rule:
 
 The copy's manifest keeps the rule (``resplit``), and for ``scenario`` the
 scenarios held out, so that ``verify`` checks each task's split against it.
+The copy is written as :func:`taskfactory.copying.copy_tasks` writes one.
 """
 
 from __future__ import annotations
 
 import hashlib
-import shutil
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .corpus import (CARD, DATA, SPLITS, count_shards, iter_records, load_manifest, sha256_file, shard_name,
-                     write_manifest)
-from .errors import CorpusError, InputError
-from .folders import check_new_folder, filling
-from .shards import ShardWriter
+from .errors import InputError
+from .folders import check_new_folder
 
+# The command line reads BY when it starts: what reads or writes shards (pyarrow) is imported where it is used.
 BY = ("scenario", "data_id")
+#: The keys of a manifest's ``resplit``.
+KEYS = ("by", "test", "seed", "held_out")
 
 
 @dataclass(frozen=True)
@@ -55,79 +54,72 @@ class SplitRule:
 
     @classmethod
     def of(cls, stated) -> SplitRule:
-        """The rule a manifest's ``resplit`` states; InputError where it is malformed."""
-        try:
-            rule = cls(stated["by"], float(stated["test"]), int(stated["seed"]),
-                       tuple(sorted((str(m), str(s)) for m, s in stated["held_out"])))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"manifest.json: resplit cannot be read ({type(exc).__name__}: {exc})") from None
-        check_rule(rule.by, rule.test, rule.seed)
-        return rule
+        """The rule a manifest's ``resplit`` states (as :meth:`as_json` writes
+        it, value for value: no text for a number, no true for 1); InputError
+        ``"manifest.json: resplit...: ..."`` where it is not."""
+        where = "manifest.json: resplit"
+        if not isinstance(stated, dict) or sorted(stated) != sorted(KEYS):
+            got = sorted(stated) if isinstance(stated, dict) else type(stated).__name__
+            raise InputError(f"{where} must be an object of the keys {', '.join(KEYS)}, got {got}")
+        check_rule(stated["by"], stated["test"], stated["seed"], f"{where}.")
+        pairs = stated["held_out"]
+        if not isinstance(pairs, list) or not all(
+                isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair) for pair in pairs):
+            raise InputError(f"{where}.held_out must be a list of [method, scenario] pairs of names")
+        return cls(stated["by"], float(stated["test"]), stated["seed"], tuple(sorted(map(tuple, pairs))))
 
 
-def check_rule(by: str, test: float, seed: int) -> None:
-    if by not in BY:
-        raise InputError(f"--by ({by!r}) must be one of {', '.join(BY)}")
+def check_rule(by, test, seed, prefix: str = "--") -> None:
+    """InputError unless ``by`` is one of :data:`BY`, ``test`` a number
+    between 0 and 1 and ``seed`` a whole number, 0 or more; the message names
+    each as ``<prefix>by`` and so on (the command line's options by default)."""
+    if not isinstance(by, str) or by not in BY:
+        raise InputError(f"{prefix}by ({by!r}) must be one of {', '.join(BY)}")
     if isinstance(test, bool) or not isinstance(test, (int, float)) or not 0 < test < 1:
-        raise InputError(f"--test ({test!r}) must be a share between 0 and 1")
+        raise InputError(f"{prefix}test ({test!r}) must be a share between 0 and 1")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError(f"--seed ({seed!r}) must be a whole number, 0 or more")
+        raise InputError(f"{prefix}seed ({seed!r}) must be a whole number, 0 or more")
 
 
-def rule_for(corpus, by: str, test: float, seed: int) -> SplitRule:
-    """The rule that splits ``corpus`` ``by`` scenario or dataset."""
+def derive_rule(pairs, by: str, test: float, seed: int) -> SplitRule:
+    """The rule that splits a corpus whose tasks have the (method, scenario)
+    ``pairs`` ``by`` scenario or dataset (the arguments checked by the caller);
+    InputError when a method is not one this taskfactory knows."""
     from .grid import held_out
 
-    check_rule(by, test, seed)
     if by == "data_id":
         return SplitRule(by, float(test), seed)
     scenarios: dict[str, set] = {}
-    for rec in iter_records(corpus, columns=["method", "scenario"]):
-        scenarios.setdefault(rec["method"], set()).add(rec["scenario"])
+    for method, scenario in pairs:
+        scenarios.setdefault(method, set()).add(scenario)
     held = held_out({m: sorted(ids) for m, ids in scenarios.items()}, test, seed)
     return SplitRule(by, float(test), seed, tuple(sorted((m, s) for m, ids in held.items() for s in ids)))
+
+
+def rule_for(corpus, by: str, test: float, seed: int) -> SplitRule:
+    """The rule that splits ``corpus`` ``by`` scenario or dataset (read as
+    :func:`~taskfactory.corpus.iter_records` reads it: a corpus changed since
+    it was built is refused)."""
+    from .corpus import iter_records
+
+    check_rule(by, test, seed)
+    if by == "data_id":
+        return derive_rule((), by, test, seed)
+    return derive_rule(((rec["method"], rec["scenario"]) for rec in iter_records(corpus, columns=["method", "scenario"])),
+                       by, test, seed)
 
 
 def resplit(corpus, out, by: str = "scenario", test: float = 0.2, seed: int = 0) -> dict:
     """Write ``corpus`` into the new or empty folder ``out`` with every task's
     split set by the rule; returns the new manifest."""
+    from .copying import check_carried, copy_tasks
+    from .corpus import load_manifest
+
     corpus = Path(corpus)
     out = check_new_folder(out, "-o", [corpus])
     manifest = load_manifest(corpus)
+    check_carried(corpus, manifest)
     rule = rule_for(corpus, by, test, seed)
-    kept = Counter(rule.split_of(rec) for rec in iter_records(corpus, columns=["method", "scenario", "data_id"]))
-    rows = max((e["rows"] for e in manifest["shards"]), default=1)
-    names = {split: [shard_name(split, i, -(-kept[split] // rows)) for i in range(-(-kept[split] // rows))]
-             for split in SPLITS if kept[split]}
-    with filling(out):
-        (out / DATA).mkdir()
-        _write(corpus, out, manifest, rule, names, rows)
-        counts, shards = count_shards(out, names)
-        counts.update({k: v for k, v in manifest["counts"].items() if k.startswith("rejected")})
-        files = [e for e in manifest["files"] if e["path"] != CARD]
-        for entry in files:
-            source = corpus / entry["path"]
-            if not source.is_file() or sha256_file(source) != entry["sha256"]:
-                raise CorpusError(f"{source}: missing, or changed since the corpus was built")
-            shutil.copyfile(source, out / entry["path"])
-        new = {**manifest, "counts": counts, "shards": shards, "files": files, "resplit": rule.as_json()}
-        write_manifest(out, new)
+    with copy_tasks(corpus, out, manifest, rule.split_of, []) as (_, new):
+        new["resplit"] = rule.as_json()
     return new
-
-
-def _write(corpus: Path, out: Path, manifest: dict, rule: SplitRule, names: dict, rows: int) -> None:
-    provenance = {"grid_name": manifest["name"], "grid_sha256": manifest["grid_sha256"]}
-    writers: dict[str, ShardWriter] = {}
-    written = Counter()
-    try:
-        for rec in iter_records(corpus):
-            split = rec["split"] = rule.split_of(rec)
-            if split not in writers:
-                writers[split] = ShardWriter(out / DATA / names[split][written[split]], provenance)
-            writers[split].append(rec)
-            if writers[split].rows == rows:
-                writers.pop(split).close()
-                written[split] += 1
-    finally:
-        for writer in writers.values():
-            writer.close()

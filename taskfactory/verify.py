@@ -5,6 +5,8 @@
 1. ``manifest.json`` and every file it lists: present, sha256, rows, readable;
    ``data/`` holds no shard the manifest does not list;
 2. every task id of the corpus: of the form ``<method>-<12 hex>``, and unique;
+   in a corpus ``taskfactory split`` wrote, every task's split: the one the
+   rule its manifest keeps gives;
 3. for each sampled task (the command line samples :data:`DEFAULT_SAMPLE`
    tasks unless told ``--all``; checks 1 and 2 always cover every shard),
    the whole record re-derived with this taskfactory from the task's
@@ -42,7 +44,7 @@ from .shards import FIELDS, roles_of, schema
 from .scenarios import scenario_setting, use_scenario_setting
 from .script import behaviour
 from .real import checked_design, item_of, item_records, spec_sha256, task_id
-from .resplit import SplitRule, rule_for
+from .resplit import SplitRule, derive_rule
 from .task import Dataset, ids, record, release
 
 #: Tasks the command line re-derives when given neither ``--sample`` nor ``--all``.
@@ -408,18 +410,64 @@ def _chunks(readable, chosen, bad_rows, report: VerifyReport, size: int = CHUNK)
         yield chunk
 
 
+def _check_resplit(manifest: dict, readable: list[tuple[Path, int]],
+                   report: VerifyReport) -> tuple[bool, SplitRule | None]:
+    """A re-split corpus: its manifest's ``resplit`` is a rule; it holds out
+    what the rule's by, test and seed give on the corpus's tasks (checked
+    only when every shard passed :func:`_check_files`, since the tasks of a
+    changed shard give another list); and every task of the readable shards
+    has the split that rule gives (the first wrong one named). Returns
+    (whether the rule could be read, the rule as the manifest states it)."""
+    if "resplit" not in manifest:
+        return True, None
+    try:
+        rule = SplitRule.of(manifest["resplit"])
+    except InputError as exc:
+        report.add("manifest.json", str(exc).removeprefix("manifest.json: "))
+        return False, None
+    given, named = None, False   # the rule its by, test and seed give on this corpus; shards named unreadable
+    if rule.by == "data_id":
+        given = derive_rule((), rule.by, rule.test, rule.seed)
+    elif report.shards_ok < report.shards:
+        report.add("manifest.json", "resplit: the scenarios it holds out were not checked against its rule, "
+                                    "since a shard fails the checks above")
+    else:
+        pairs = {pair for rows in _resplit_rows(readable, ["method", "scenario"], report)
+                 for pair in zip(rows["method"], rows["scenario"])}
+        named = True
+        try:
+            given = derive_rule(sorted(pairs), rule.by, rule.test, rule.seed)
+        except InputError as exc:
+            report.add("manifest.json", f"resplit cannot be checked against its rule: {exc}")
+    if given is not None and given != rule:
+        report.add("manifest.json", "resplit holds out other scenarios than its rule gives on this corpus")
+    check, wrong, first = given if given is not None else rule, 0, None
+    for rows in _resplit_rows(readable, ["task_id", "method", "scenario", "data_id", "split"], report, named):
+        for task in (dict(zip(rows, values)) for values in zip(*rows.values())):
+            if task["split"] != check.split_of(task):
+                wrong += 1
+                first = first or (task["task_id"], f"split {shown(task['split'])} is not the "
+                                                   f"{check.split_of(task)!r} its manifest's resplit rule gives")
+    if first:
+        report.add(first[0], first[1] + (f" (nor are those of {wrong - 1} more task(s))" if wrong > 1 else ""))
+    return True, rule
+
+
+def _resplit_rows(readable: list[tuple[Path, int]], columns: list[str], report: VerifyReport, quiet: bool = False):
+    """``columns`` of each readable shard, as lists by name; a shard whose
+    columns cannot be read is named in ``report`` (unless ``quiet``: named
+    already) and left out."""
+    for file, _ in readable:
+        try:
+            yield read_columns(file, columns).to_pydict()
+        except CorpusError as exc:
+            if not quiet:
+                report.add(f"data/{file.name}", str(exc).split(": ", 1)[1])
+
+
 def _check_origin(root: Path, manifest: dict, readable: list[tuple[Path, int]], report: VerifyReport) -> bool:
     """The corpus holds what the grid or the real-data spec it was made from
-    makes, split as its manifest's ``resplit`` says where it has one; False
-    when that cannot be loaded (no task can then be re-derived)."""
-    if "resplit" in manifest:
-        try:
-            rule = SplitRule.of(manifest["resplit"])
-        except InputError as exc:
-            report.add("manifest.json", str(exc).removeprefix("manifest.json: "))
-            return False
-        if rule_for(root, rule.by, rule.test, rule.seed) != rule:
-            report.add("manifest.json", "resplit holds out other scenarios than its rule gives on this corpus")
+    makes; False when that cannot be loaded (no task can then be re-derived)."""
     if manifest.get("origin") == corpus.ORIGIN_REAL:
         return _check_real_completeness(manifest, readable, report)
     try:
@@ -435,9 +483,11 @@ def _check_origin(root: Path, manifest: dict, readable: list[tuple[Path, int]], 
 
 
 def _rederive(manifest: dict, readable: list[tuple[Path, int]], bad_rows: set, report: VerifyReport,
-              sample: int | None, seed: int, jobs: int, limits: Limits, progress: bool) -> None:
+              sample: int | None, seed: int, jobs: int, limits: Limits, progress: bool,
+              rule: SplitRule | None = None) -> None:
     """Re-derive ``sample`` tasks drawn with ``seed`` (every task when None),
-    ``jobs`` chunks at once, adding what differs to ``report``."""
+    ``jobs`` chunks at once, adding what differs to ``report``; ``rule``, the
+    split rule of a re-split corpus, gives each task's split."""
     from joblib import Parallel, delayed
 
     total = report.total
@@ -450,7 +500,6 @@ def _rederive(manifest: dict, readable: list[tuple[Path, int]], bad_rows: set, r
     todo = total - len(bad) if chosen is None else len(chosen - bad)
     size = chunk_size(todo, jobs)
     chunks = _chunks(readable, chosen, bad_rows, report, size)
-    rule = SplitRule.of(manifest["resplit"]) if "resplit" in manifest else None
     calls = (delayed(_check_real_chunk)(manifest, chunk, rule) for chunk in chunks) \
         if manifest.get("origin") == corpus.ORIGIN_REAL else \
         (delayed(_check_chunk)(manifest["grid"], chunk, limits, scenario_setting(), rule) for chunk in chunks)
@@ -500,8 +549,10 @@ def verify(corpus_dir, sample: int | None = None, jobs: int = 1, seed: int = 0,
     if manifest["factory_version"] != __version__:
         report.add("manifest.json", f"the corpus was built by taskfactory {manifest['factory_version']}; this is "
                                     f"{__version__}, which re-derives only the tasks it builds itself")
-    elif _check_origin(root, manifest, readable, report):
-        _rederive(manifest, readable, bad_rows, report, sample, seed, jobs, limits, progress)
+    else:
+        readable_rule, rule = _check_resplit(manifest, readable, report)
+        if readable_rule and _check_origin(root, manifest, readable, report):
+            _rederive(manifest, readable, bad_rows, report, sample, seed, jobs, limits, progress, rule)
     report.seconds = time.perf_counter() - start
     return report
 

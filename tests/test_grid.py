@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 import taskfactory as tf
 from taskfactory.cli import main
+from taskfactory.grid import held_out
 
 from conftest import PINNED
 
@@ -126,6 +127,17 @@ def test_a_scenario_falls_on_one_side_of_the_split_whatever_asks_about_it():
     shared = {"vaccine_uptake_two_practices", "germination_two_lots", "subject_line_test", "defects_two_shifts",
               "helmet_use_two_cities"}
     assert {s for s, side in sides.items() if side == {"test"}} & shared
+
+
+def test_a_scenario_a_method_must_keep_in_train_stays_in_train_for_every_method():
+    """welch_t has only 'a', so it keeps 'a' in train; mann_whitney (same kind)
+    then keeps it too, rather than holding it out: 'a' is on one side."""
+    assert held_out({"welch_t": ["a"], "mann_whitney": ["a", "b", "c"]}, 0.4, 3) == {}
+    for test, seed in [(0.4, 3), (0.9, 3), (0.5, 1), (0.7, 8)]:
+        held = held_out({"welch_t": ["a", "b"], "mann_whitney": ["a", "b", "c", "d"]}, test, seed)
+        assert held and all(ids < {"a", "b", "c", "d"} for ids in held.values())
+        assert len(held.get("welch_t", ())) < 2   # welch_t keeps one of its two in train
+        assert held.get("welch_t", frozenset()) == held["mann_whitney"] & {"a", "b"}, (test, seed, held)
 
 
 def test_plan_counts_match_enumeration():
