@@ -445,7 +445,7 @@ def analyse_item(item: RealItem, text: str) -> Dataset:
     ranges = {k: tuple(v) for k, v in item.ranges.items()}
     try:
         with one_thread(), warnings_as_errors():
-            judged = judge(family, cond, text, ranges, naive_required=False)
+            judged = judge(family, cond, text, ranges, every_test=False)
             hints = tuple(family.hints(cond, judged.data))
     except data_problems(family) as exc:
         message = str(exc) if isinstance(exc, DataError) else f"{type(exc).__name__}: {exc}"

@@ -138,7 +138,7 @@ class Dataset:
     reference_py: str
     answer: dict | None = None
     hints: tuple[str, ...] = ()
-    accepted: tuple[TestResult, ...] = ()
+    accepted: tuple[TestResult | None, ...] = ()   # one per family.accepted; None where it cannot run (real data)
     script_behaviour: str | None = None   # the part of the emitted script the prompt styles share
 
 
@@ -199,29 +199,32 @@ class Judged:
     data: pd.DataFrame
     gold: TestResult
     naive: TestResult | None
-    accepted: tuple[TestResult, ...]
+    accepted: tuple[TestResult | None, ...]
     kept: TestResult | None
     n_blank_cells: int
     n_impossible_values: int
 
 
-def judge(family, cond: Condition, csv_text: str, ranges: dict, naive_required: bool = True) -> Judged:
+def judge(family, cond: Condition, csv_text: str, ranges: dict, every_test: bool = True) -> Judged:
     """Analyse the released ``csv_text`` of ``cond`` with the plausible ``ranges``
     (a :class:`DataError` where its data cannot give a reliable gold, or,
-    when ``naive_required``, a naive test; else the naive test is None where
-    it cannot run on the data, as on real data it may not)."""
+    with ``every_test``, a naive or accepted test; without it, as on real
+    data, a naive or accepted test that cannot run on the data is None)."""
     columns = read_csv_columns(csv_text, list(dict.fromkeys([*family.role_columns(cond.roles), *ranges])))
     blank, impossible = _spoiled_counts(columns, family, cond.roles, ranges)
     data = prepare(family, columns, cond.roles, ranges)
     gold = run_test(family, cond, data, prepared=True)
-    naive = None
-    if family.naive_method:
+
+    def other(which) -> TestResult | None:
         try:
-            naive = run_test(family, cond, data, which="naive", prepared=True)
+            return run_test(family, cond, data, which=which, prepared=True)
         except DataError:
-            if naive_required:
+            if every_test:
                 raise
-    accepted = tuple(run_test(family, cond, data, which=alt, prepared=True) for alt in family.accepted)
+            return None
+
+    naive = other("naive") if family.naive_method else None
+    accepted = tuple(other(alt) for alt in family.accepted)
     kept = None
     if impossible:
         try:
@@ -351,7 +354,8 @@ def outcome_fields(family, ds: Dataset, alpha: float) -> dict:
         "gold_z": None if gold_struct["p_value"] is None else z_of_p(gold_struct["p_value"]),
         "gold_decision": decision,
         "accepted": [{"method": alt.method, "r_call": alt.call, "p_value": res.pvalue,
-                      "decision": res.decision(alpha)} for alt, res in zip(family.accepted, ds.accepted)],
+                      "decision": res.decision(alpha)} for alt, res in zip(family.accepted, ds.accepted)
+                     if res is not None],
         "alpha": alpha,
         "n_analysed": None if gold is None else gold.n,
         "naive_method": naive.method if naive else None,

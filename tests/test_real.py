@@ -305,6 +305,21 @@ def test_the_shipped_real_set_covers_every_family_with_data_and_verifies(shipped
     assert report.ok and report.records_ok == report.tasks == 2 * len(items), report.problems
 
 
+def test_a_real_log_rank_of_three_groups_has_survdiffs_gold_and_leaves_out_the_tests_of_two(shipped):
+    """> survdiff(Surv(time, death) ~ rx, data = d)$pvalue   # examples/real/data/colon_patients.csv
+    [1] 0.0029043479975861138   (Chisq = 11.7 on 2 df)
+    Welch's t on the times (the naive test) and the Cox row of one group (the accepted test) compare two
+    groups: left out of the record, and the cross-check compares the gold alone."""
+    task = next(t for t in iter_records(shipped, method="log_rank") if t["scenario"] == "colon_survival_by_arm")
+    assert task["gold_p"] == pytest.approx(0.0029043479975861138, rel=1e-12) and task["gold_df"] == [2.0]
+    assert task["naive_method"] is None and task["accepted"] == []
+    assert "multivariate_logrank_test" in task["reference_py"] and "survdiff(Surv(time, death) ~ rx" in task["reference_r"]
+    check = crosscheck()
+    assert [label for _, label, *_ in check.checks(task, task["roles"])] == ["gold"]
+    with pytest.raises(SystemExit, match=r"lists accepted tests \[\], its family declares \['Cox"):
+        check.checks({**task, "effect": "medium"}, task["roles"])
+
+
 def test_real_items_are_not_leakage_and_a_planted_copy_is(shipped, tmp_path):
     """The shipped real tasks, read as a benchmark, share nothing with a built
     corpus; a task of that corpus planted among them is caught."""

@@ -15,6 +15,10 @@ same null, and experts adjust for prognostic covariates in randomised
 comparisons as often as not.
 
 A dataset with fewer than ``MIN_EVENTS`` events in a group is redrawn.
+
+Real data may give more than two groups (:mod:`taskfactory.real`): survdiff
+then tests them all, its chi-square on k - 1 df, and the naive and accepted
+tests, which compare two groups, are left out of the task.
 """
 
 from __future__ import annotations
@@ -91,10 +95,11 @@ def time_scale(censored, shape, follow_up, entry, dropout, gamma):
     return float(np.exp(optimize.brentq(gap, lo, hi, xtol=1e-10)))
 
 
-def survival_columns(condition, data, groups: bool = True):
+def survival_columns(condition, data, groups: bool = True, several: bool = False):
     """The time, the 0/1 event and the group labels of the analysed rows,
-    checked: two groups, each with ``MIN_EVENTS`` events or more (without
-    ``groups``, a numeric exposure: ``MIN_EVENTS`` events in all)."""
+    checked: two groups (``several``: two or more, as real data may give
+    them), each with ``MIN_EVENTS`` events or more (without ``groups``, a
+    numeric exposure: ``MIN_EVENTS`` events in all)."""
     roles = condition.roles
     time = data[roles["time"]].to_numpy(dtype=float)
     event = data[roles["event"]].to_numpy(dtype=float)
@@ -107,7 +112,10 @@ def survival_columns(condition, data, groups: bool = True):
         require(d >= MIN_EVENTS, f"the data have {d} events, fewer than {MIN_EVENTS}")
         return time, event, group
     levels = sorted(set(group))
-    require(len(levels) == 2, f"'{roles['group']}' needs exactly 2 groups, has {len(levels)}")
+    if several:
+        require(len(levels) >= 2, f"'{roles['group']}' needs 2 groups or more, has {len(levels)}")
+    else:
+        require(len(levels) == 2, f"'{roles['group']}' needs exactly 2 groups, has {len(levels)}")
     for level in levels:
         d = int(event[group == level].sum())
         require(d >= MIN_EVENTS, f"group '{level}' has {d} events, fewer than {MIN_EVENTS}")
@@ -115,8 +123,9 @@ def survival_columns(condition, data, groups: bool = True):
 
 
 def log_rank_test(condition, data, method=METHOD):
-    """``survdiff(Surv(time, event) ~ group)``."""
-    time, event, group = survival_columns(condition, data)
+    """``survdiff(Surv(time, event) ~ group)``, of two groups or more (the
+    chi-square on k - 1 df)."""
+    time, event, group = survival_columns(condition, data, several=True)
     chisq, df, p = log_rank(time, event, group)
     return TestResult(statistic=chisq, pvalue=p, method=method, df=(float(df),), n=len(data),
                       statistic_name="Chisq")
