@@ -4,6 +4,9 @@ import importlib.util
 import json
 import math
 import shutil
+import subprocess
+import sys
+import warnings
 from pathlib import Path
 
 import jsonschema
@@ -19,6 +22,7 @@ from taskfactory.errors import InputError
 from taskfactory.leakage import check_leakage
 from taskfactory import real
 from taskfactory.real import INFERRED, SpecError, import_spec, spec_sha256
+from taskfactory.result import z_of_p
 from taskfactory.schema import json_schema
 from taskfactory.shards import write_shard
 
@@ -305,6 +309,23 @@ def test_the_shipped_real_set_covers_every_family_with_data_and_verifies(shipped
     assert report.ok and report.records_ok == report.tasks == 2 * len(items), report.problems
 
 
+def test_the_python_reference_of_every_shipped_real_task_prints_its_gold(shipped, monkeypatch, capsys):
+    """The reference agent plays the R code where R is installed; the Python code is checked here, run on the
+    item's CSV (|dz| < 0.01, the cross-check's bound; 38 tasks agree within 1.4e-10)."""
+    monkeypatch.chdir(EXAMPLES.parent / "data")
+    off = {}
+    for task in iter_records(shipped, columns=["task_id", "prompt_style", "reference_py", "gold_p"]):
+        if task["prompt_style"] != "basic" or task["gold_p"] is None:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(compile(task["reference_py"], task["task_id"], "exec"), {})
+        printed = float(capsys.readouterr().out.split("P_VALUE: ")[1])
+        if abs(z_of_p(printed) - z_of_p(task["gold_p"])) >= 0.01:
+            off[task["task_id"]] = (printed, task["gold_p"])
+    assert off == {}
+
+
 def test_a_real_log_rank_of_three_groups_has_survdiffs_gold_and_leaves_out_the_tests_of_two(shipped):
     """> survdiff(Surv(time, death) ~ rx, data = d)$pvalue   # examples/real/data/colon_patients.csv
     [1] 0.0029043479975861138   (Chisq = 11.7 on 2 df)
@@ -350,6 +371,9 @@ def test_a_real_cox_model_of_a_numeric_exposure_is_imported_without_a_naive_test
     assert "'age' is a number from 38.89 to 74.5 (median 56.85); 12 events and 14 censored rows among 26." \
         in tasks["guided"]["prompt"]
     assert tf.verify(tmp_path / "corpus").ok
+    printed = subprocess.run([sys.executable, "-c", tasks["basic"]["reference_py"]], cwd=tmp_path / "data",
+                             capture_output=True, text=True, check=True).stdout
+    assert float(printed.split("P_VALUE: ")[1]) == pytest.approx(0.0011569536100349946, rel=1e-5)   # age per year
 
 
 def test_a_real_count_model_without_an_exposure_time_is_imported_with_no_offset(tmp_path):

@@ -3,9 +3,13 @@
 import pandas as pd
 from lifelines import CoxPHFitter
 covariates = {covariates}
-levels = sorted(d["{group}"].astype(str).unique())
-# R's model.matrix: a text column as treatment-contrast dummies, its first level (sorted) the baseline
-X = pd.DataFrame({"group_": (d["{group}"].astype(str) == levels[1]).astype(float)})
+# R's model.matrix: a text column as treatment-contrast dummies, its first level (sorted) the baseline;
+# a numeric exposure as it is (its log hazard ratio per unit)
+group = d["{group}"]
+if pd.api.types.is_numeric_dtype(group):
+    X = pd.DataFrame({"group_": group.astype(float)})
+else:
+    X = pd.DataFrame({"group_": (group.astype(str) == sorted(group.astype(str).unique())[1]).astype(float)})
 for name in covariates:
     if d[name].dtype == object:
         for level in sorted(d[name].astype(str).unique())[1:]:
