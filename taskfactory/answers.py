@@ -27,7 +27,7 @@ import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from scipy.special import ndtri
+from .result import z_of_p
 
 #: z of a p-value is capped here when answers are scored.
 SCORE_Z_CAP = 5.0
@@ -43,8 +43,8 @@ DECISION: <reject | fail to reject>"""
 
 
 def capped_z(p: float) -> float:
-    """Two-sided z of ``p``, capped at :data:`SCORE_Z_CAP`."""
-    return float(min(abs(ndtri(p / 2.0)), SCORE_Z_CAP))   # norm.isf(p / 2), without scipy.stats' overhead
+    """Two-sided z of ``p``, capped at :data:`SCORE_Z_CAP` (the reward's z)."""
+    return z_of_p(p, SCORE_Z_CAP)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 The folder layout is :mod:`taskfactory.corpus`'s; the plan sizes the shards
 for their readers and splits each into chunks, the unit of parallel work (see
 :mod:`taskfactory.plan`). A build takes an exclusive lock on its output
-folder and records its plan in ``OUT/.build/plan.json``; its workers write
+folder and records its layout (shards and parts) in ``OUT/.build/layout.json``; its workers write
 each chunk there as a part, and the main process assembles each shard from
 its parts, in order, as they come in, and renames it into ``data/`` once whole.
 A killed build resumes with ``resume=True``, reusing finished shards and
@@ -239,7 +239,7 @@ def _layout(g: Grid, p: Plan) -> tuple[list[str], list[str]]:
     return shards, parts
 
 
-def _chunks(g: Grid, p: Plan) -> int:
+def _chunk_count(g: Grid, p: Plan) -> int:
     return sum(p.chunk_count(split) for split in g.splits())
 
 
@@ -272,9 +272,9 @@ def _prepare_out(out: Path, g: Grid, p: Plan, resume: bool, overwrite: bool) -> 
                 if have == want:
                     return True
             elif (out / STATE).exists():
-                have = {k: corpus.read_state_plan(out)[k] for k in want}
+                have = {k: corpus.read_build_layout(out)[k] for k in want}
             else:
-                raise InputError(f"output folder {out} holds no build to resume (no {STATE}/plan.json)")
+                raise InputError(f"output folder {out} holds no build to resume (no {STATE}/layout.json)")
             if have != want:
                 raise InputError(f"output folder {out} was built from another grid or version "
                                  f"(grid sha256 {have['grid_sha256'][:12]}, version {have['factory_version']}); "
@@ -289,7 +289,7 @@ def _prepare_out(out: Path, g: Grid, p: Plan, resume: bool, overwrite: bool) -> 
     for path in (out / STATE).iterdir():  # a shard half-assembled, a part half-written, when the build was killed
         if path.name in shards or corpus.attempt_of(path.name):
             path.unlink()
-    corpus.write_state_plan(out, g.sha256, g.normalized(), shards, parts)
+    corpus.write_build_layout(out, g.sha256, g.normalized(), shards, parts)
     return False
 
 
@@ -383,7 +383,7 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
         _open_out(out)
         stack.enter_context(corpus.locked(out))
         if _prepare_out(out, g, p, resume, overwrite):
-            manifest, chunks = corpus.load_manifest(out), _chunks(g, p)
+            manifest, chunks = corpus.load_manifest(out), _chunk_count(g, p)
             return BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
                                 len(manifest["shards"]), len(manifest["shards"]), time.perf_counter() - start,
                                 manifest, chunks, chunks)
@@ -391,7 +391,7 @@ def build(grid, out, jobs: int = 1, resume: bool = False, overwrite: bool = Fals
         manifest = finalize(out, g, p)
     summary = BuildSummary(out, manifest["counts"]["tasks"], manifest["counts"]["rejected"],
                            len(manifest["shards"]), skipped, time.perf_counter() - start, manifest,
-                           _chunks(g, p), skipped_chunks)
+                           _chunk_count(g, p), skipped_chunks)
     _check_rejects(out, g, manifest["counts"])
     return summary
 
@@ -494,7 +494,7 @@ def finalize(out: Path, g: Grid, p: Plan) -> dict:
                 by_method[entry["method"]] += 1
                 reasons[_reason(entry["reasons"][-1])] += 1
                 method_reasons.setdefault(entry["method"], Counter())[_reason(entry["reasons"][-1])] += 1
-    corpus.write_state_plan(out, g.sha256, g.normalized(), *_layout(g, p), finalizing=True)
+    corpus.write_build_layout(out, g.sha256, g.normalized(), *_layout(g, p), finalizing=True)
     counts, shards = corpus.count_shards(out, names)
     counts["rejected"] = len(rejects)
     counts["rejected_by_method"] = by_method

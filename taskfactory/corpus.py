@@ -9,7 +9,7 @@ Layout of a finished corpus::
     OUT/rejected.jsonl                    tasks no attempt could make
     OUT/leakage_report.json               only in a corpus written by ``leakage --drop-out``
 
-While a build runs, ``OUT/.build/`` holds its state: ``plan.json`` (the grid and
+While a build runs, ``OUT/.build/`` holds its state: ``layout.json`` (the grid and
 the names of the shards and parts it will write); each chunk's part
 (``train-00000-of-00003-part-00007.parquet``) and its rejects, each written by
 its worker under a name of its own (``<part>.<pid>-<8 hex>.partial``) and
@@ -51,7 +51,7 @@ import pyarrow.compute as pc
 from ._version import __version__
 from .answers import DECISIONS, KINDS
 from .errors import CorpusError, InputError, MissingTask, did_you_mean
-from .methods import CATALOGUE
+from .methods import FAMILY_ORDER
 from .registry import family_names
 from .readers import parse_json, read_text
 from .shards import FIELDS, is_roles_type
@@ -63,7 +63,7 @@ REJECTED = "rejected.jsonl"
 LEAKAGE_REPORT = "leakage_report.json"
 DATA = "data"
 STATE = ".build"
-STATE_PLAN = "plan.json"
+STATE_LAYOUT = "layout.json"
 MAX_MANIFEST_BYTES = 64 << 20
 
 TASK_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}-[0-9a-f]{12}$")
@@ -295,7 +295,7 @@ class _Rule(NamedTuple):
 
 _DECISIONS = pa.array(DECISIONS)
 _KINDS = pa.array(list(KINDS))
-_CATALOGUE = pa.array(CATALOGUE)
+_KNOWN_METHODS = pa.array(FAMILY_ORDER)
 
 
 def _is_p_value(values):
@@ -380,7 +380,7 @@ def _method_rules(table, name: str, shard: Shard):
     families taskfactory ships) and known without loading every family; any
     other name is looked up in the registry."""
     values = table[name]
-    ok = pc.is_in(values, value_set=_CATALOGUE)
+    ok = pc.is_in(values, value_set=_KNOWN_METHODS)
     if ok.true_count < len(ok):
         ok = pc.is_in(values, value_set=pa.array(family_names()))
     yield _Rule(name, "a method family of this taskfactory", values, ok)
@@ -608,44 +608,44 @@ def write_manifest(out: Path, manifest: dict) -> None:
 
 # --- the build state ---------------------------------------------------------------
 
-def write_state_plan(out: Path, grid_sha256: str, grid: dict, shards: list[str], parts: list[str],
-                     finalizing: bool = False) -> None:
+def write_build_layout(out: Path, grid_sha256: str, grid: dict, shards: list[str], parts: list[str],
+                       finalizing: bool = False) -> None:
     """Record an unfinished build: its grid, the shards it will write and the
     parts it builds them from; ``finalizing`` once it starts writing the card
     and the rejects."""
     state = out / STATE
     state.mkdir(exist_ok=True)
-    plan = {"format": FORMAT, "factory_version": __version__, "grid_sha256": grid_sha256, "grid": grid,
-            "shards": shards, "parts": parts, "finalizing": finalizing}
-    atomic_write_text(state / STATE_PLAN, json.dumps(plan, sort_keys=True, indent=1) + "\n")
+    layout = {"format": FORMAT, "factory_version": __version__, "grid_sha256": grid_sha256, "grid": grid,
+              "shards": shards, "parts": parts, "finalizing": finalizing}
+    atomic_write_text(state / STATE_LAYOUT, json.dumps(layout, sort_keys=True, indent=1) + "\n")
 
 
-def read_state_plan(out: Path) -> dict:
-    """The plan of the unfinished build in ``out``, validated: every shard and
-    part name has its pattern, and every part belongs to a listed shard. A
-    plan without ``parts`` (written before builds had chunks) lists none."""
-    path = out / STATE / STATE_PLAN
-    plan = parse_json(read_text(path, CorpusError, "build plan", limit=MAX_MANIFEST_BYTES), str(path), CorpusError)
+def read_build_layout(out: Path) -> dict:
+    """The layout of the unfinished build in ``out``, validated: every shard
+    and part name has its pattern, and every part belongs to a listed shard. A
+    layout without ``parts`` (written before builds had chunks) lists none."""
+    path = out / STATE / STATE_LAYOUT
+    layout = parse_json(read_text(path, CorpusError, "build layout", limit=MAX_MANIFEST_BYTES), str(path), CorpusError)
     where = str(path)
-    _require(isinstance(plan, dict) and plan.get("format") == FORMAT, where,
-             f"is not the plan of a build of this taskfactory (format {FORMAT!r})")
-    _require(isinstance(plan.get("shards"), list) and all(isinstance(s, str) and SHARD_PATH.fullmatch(f"data/{s}")
-                                                         for s in plan["shards"]),
+    _require(isinstance(layout, dict) and layout.get("format") == FORMAT, where,
+             f"is not the layout of a build of this taskfactory (format {FORMAT!r})")
+    _require(isinstance(layout.get("shards"), list) and all(isinstance(s, str) and SHARD_PATH.fullmatch(f"data/{s}")
+                                                         for s in layout["shards"]),
              where, "'shards' must list shard file names")
-    parts = plan.setdefault("parts", [])
-    shards = {name.removesuffix(".parquet") for name in plan["shards"]}
+    parts = layout.setdefault("parts", [])
+    shards = {name.removesuffix(".parquet") for name in layout["shards"]}
     _require(isinstance(parts, list) and all(isinstance(p, str) and PART_NAME.fullmatch(p)
                                              and p.rsplit("-part-", 1)[0] in shards for p in parts),
              where, "'parts' must list part file names of the listed shards")
     for key in ("grid_sha256", "factory_version"):
-        _require(isinstance(plan.get(key), str), where, f"'{key}' must be a string")
-    return plan
+        _require(isinstance(layout.get(key), str), where, f"'{key}' must be a string")
+    return layout
 
 
 def state_files(shards: list[str], parts: list[str]) -> set[str]:
     """The names a build writes in its state folder for ``shards`` and their
     ``parts`` (besides the attempts' temporary names, see :func:`attempt_of`)."""
-    names = {STATE_PLAN, f".{STATE_PLAN}.partial"}
+    names = {STATE_LAYOUT, f".{STATE_LAYOUT}.partial"}
     for name in shards:
         names |= {name, part_rejects(name), f".{part_rejects(name)}.partial"}
     for name in parts:
@@ -720,21 +720,21 @@ def _owned(out: Path) -> tuple[dict, str]:
         kind = "corpus"
     if (out / STATE).exists():
         try:
-            plan = read_state_plan(out)
+            layout = read_build_layout(out)
         except CorpusError as exc:
             raise _foreign(out, f"a {STATE} folder that is not a taskfactory build's", exc) from None
-        for name in plan["shards"]:
-            owned.setdefault(f"{DATA}/{name}", _shard_of(plan["grid_sha256"]))
-        for name in state_files(plan["shards"], plan["parts"]):
+        for name in layout["shards"]:
+            owned.setdefault(f"{DATA}/{name}", _shard_of(layout["grid_sha256"]))
+        for name in state_files(layout["shards"], layout["parts"]):
             owned[f"{STATE}/{name}"] = None
-        if plan.get("finalizing"):
-            owned.setdefault(CARD, _card_of(plan["grid_sha256"]))
+        if layout.get("finalizing"):
+            owned.setdefault(CARD, _card_of(layout["grid_sha256"]))
             owned.setdefault(REJECTED, _rejects)
             for name in (CARD, REJECTED):
                 owned[f".{name}.partial"] = None
         kind = kind or "unfinished build"
     if kind is None:
-        raise InputError(f"output folder {out} is not a taskfactory corpus (no {MANIFEST} or {STATE}/{STATE_PLAN}); "
+        raise InputError(f"output folder {out} is not a taskfactory corpus (no {MANIFEST} or {STATE}/{STATE_LAYOUT}); "
                          "refusing to touch it")
     return owned, kind
 

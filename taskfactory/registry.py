@@ -4,7 +4,7 @@ A family is one module under ``taskfactory/methods/`` holding a subclass of
 :class:`~taskfactory.family.Family` and one ``register(...)`` call. Modules are
 discovered, not listed: adding a family is adding its module and its
 scenarios (in ``scenarios/<question_kind>.yaml``, shared with its siblings). The catalogue order is
-:data:`taskfactory.methods.CATALOGUE`; families it does not list follow, by name.
+:data:`taskfactory.methods.FAMILY_ORDER`; families it does not list follow, by name.
 """
 
 from __future__ import annotations
@@ -65,9 +65,9 @@ def families() -> list[Family]:
 
 @lru_cache(maxsize=8)
 def _in_catalogue_order(registered: tuple) -> tuple:
-    from .methods import CATALOGUE
+    from .methods import FAMILY_ORDER
 
-    rank = {name: i for i, name in enumerate(CATALOGUE)}
+    rank = {name: i for i, name in enumerate(FAMILY_ORDER)}
     return tuple(sorted(registered, key=lambda f: (rank.get(f.name, len(rank)), f.name)))
 
 

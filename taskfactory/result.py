@@ -7,18 +7,19 @@ from dataclasses import dataclass, field
 
 from scipy.special import ndtri
 
+#: The cap of the z a record keeps (``gold_z``); the reward caps lower (:data:`taskfactory.answers.SCORE_Z_CAP`).
 Z_CAP = 8.0
 
 
-def z_of_p(p: float) -> float:
-    """Two-sided z of a p-value, ``Phi^-1(1 - p/2)``, capped at 8.
+def z_of_p(p: float, cap: float = Z_CAP) -> float:
+    """Two-sided z of a p-value, ``Phi^-1(1 - p/2)`` (0 at p = 1), capped at ``cap``.
 
-    Computed as ``-ndtri(p / 2)`` (``norm.isf(p / 2)`` without scipy.stats'
+    Computed as ``|ndtri(p / 2)|`` (``norm.isf(p / 2)`` without scipy.stats'
     overhead) so that tiny p-values keep their precision.
     """
     if not 0.0 <= p <= 1.0 or math.isnan(p):
         raise ValueError(f"p-value ({p!r}) must lie in [0, 1]")
-    return float(min(-ndtri(p / 2.0), Z_CAP))
+    return float(min(abs(ndtri(p / 2.0)), cap))
 
 
 @dataclass(frozen=True)

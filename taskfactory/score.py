@@ -41,7 +41,7 @@ COLUMNS = list(dict.fromkeys(["task_id", "method", "scenario", "n", "effect", "p
                               "split", "answer_kind", "gold", "accepted", "gold_method", "naive_method", "naive_p",
                               "naive_decision", *DIFFICULTY_FIELDS]))
 BASELINES = ("gold", "naive")
-#: Problems listed by line number, at most this many per kind (all are counted).
+#: Unscored lines listed by line number, at most this many per kind (all are counted).
 MAX_LISTED = 20
 #: A predictions line longer than this is not read (a completion of 1 MB fits, even with many characters escaped).
 MAX_LINE_BYTES = 8 << 20
@@ -56,7 +56,7 @@ EVERY_K_UP_TO = 10
 
 
 @dataclass
-class Problems:
+class UnscoredLines:
     """Prediction lines that were not scored, by kind: their count and the
     first :data:`MAX_LISTED` line numbers; and notes on the file."""
 
@@ -73,7 +73,7 @@ class Problems:
         return {kind: {"count": count, "lines": self.lines[kind]} for kind, count in self.counts.items()}
 
 
-def _lines(fh, path: Path, problems: Problems):
+def _lines(fh, path: Path, problems: UnscoredLines):
     """(line number, text) of each line of ``fh`` split on ``\n`` only, the
     text without its line ending; a line longer than :data:`MAX_LINE_BYTES`
     is counted as a problem and skipped. Not UTF-8 is an InputError naming
@@ -127,7 +127,7 @@ def _json_row(text: str) -> dict | str:
     return row if nested_within(row, MAX_DEPTH) else f"nested more than {MAX_DEPTH} levels deep"
 
 
-def _jsonl_rows(path: Path, problems: Problems):
+def _jsonl_rows(path: Path, problems: UnscoredLines):
     """(line number, JSON object) of each line of a predictions file that is one."""
     with open_regular(path, InputError, "predictions", "a JSONL file") as fh:
         for number, text in _lines(fh, path, problems):
@@ -140,13 +140,13 @@ def _jsonl_rows(path: Path, problems: Problems):
             yield number, row
 
 
-def read_predictions(path, kinds: dict[str, str], fmt: str | None = None) -> tuple[dict, Problems]:
+def read_predictions(path, kinds: dict[str, str], fmt: str | None = None) -> tuple[dict, UnscoredLines]:
     """{task_id: {run: Answer or Invalid}} from a JSONL file (or the result
     file of the framework ``fmt``, see :mod:`taskfactory.frameworks`, its
     samples numbered as lines), and the lines not used. ``kinds`` maps each
     task id of the corpus to its answer kind."""
     path = Path(path)
-    problems = Problems()
+    problems = UnscoredLines()
     answers: dict[str, dict] = defaultdict(dict)
     objects = 0
     rows = _jsonl_rows(path, problems) if fmt is None else framework_rows(path, fmt)
@@ -297,7 +297,7 @@ def score(corpus, predictions=None, by=("method",), baseline: str | None = None,
         for rec in records.values():
             rec["difficulty"] = difficulty_bin(difficulty(rec))
     if baseline is not None:
-        answers, problems = baseline_answers(list(records.values()), baseline), Problems()
+        answers, problems = baseline_answers(list(records.values()), baseline), UnscoredLines()
     else:
         answers, problems = read_predictions(predictions, {t: r["answer_kind"] for t, r in records.items()}, fmt)
     overall, groups = Cell(), {b: defaultdict(Cell) for b in by}

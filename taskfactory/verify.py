@@ -53,7 +53,7 @@ DEFAULT_SAMPLE = 1000
 #: its scenarios (about 0.1 s) and starts one sandbox interpreter for its
 #: scripts (under 0.1 s with numpy, against 3-4 ms a script), so chunks stay
 #: this large unless the jobs need smaller ones to share the work evenly ...
-CHUNK = 1000
+CHUNK_TASKS = 1000
 #: ... or their CSVs and scripts reach this many characters: a worker holds
 #: each task about four times (as read, re-derived, as stored and its
 #: dataset), and loky replaces a worker that grows by 300 MB.
@@ -375,15 +375,15 @@ def _check_chunk(grid_spec: dict, tasks: list[dict], limits: Limits, scenarios: 
 
 
 def chunk_size(tasks: int, jobs: int) -> int:
-    """Tasks per chunk: the fewest chunks of at most CHUNK tasks whose number is
+    """Tasks per chunk: the fewest chunks of at most CHUNK_TASKS tasks whose number is
     a multiple of ``jobs``, so that every job gets as many, of equal size."""
     if jobs == 1 or tasks <= 0:
-        return CHUNK
-    chunks = jobs * math.ceil(tasks / (jobs * CHUNK))
+        return CHUNK_TASKS
+    chunks = jobs * math.ceil(tasks / (jobs * CHUNK_TASKS))
     return math.ceil(tasks / chunks)
 
 
-def _chunks(readable, chosen, bad_rows, report: VerifyReport, size: int = CHUNK):
+def _chunks(readable, chosen, bad_rows, report: VerifyReport, size: int = CHUNK_TASKS):
     """The sampled tasks, ``size`` at a time or fewer once their CSVs and
     scripts reach :data:`CHUNK_TEXT` characters, read row group by row group."""
     columns = [name for name, *_ in FIELDS]

@@ -119,7 +119,7 @@ def test_overwrite_refuses_a_folder_that_is_not_a_corpus(tmp_path):
     with pytest.raises(tf.TaskFactoryError) as err:
         tf.build(GRID, tmp_path, overwrite=True)
     assert str(err.value) == (f"output folder {tmp_path} is not a taskfactory corpus (no manifest.json or "
-                              ".build/plan.json); refusing to touch it")
+                              ".build/layout.json); refusing to touch it")
     assert err.value.exit_code == 2 and (tmp_path / "notes.txt").read_text() == "mine"
 
 
@@ -657,8 +657,8 @@ def test_resume_reuses_the_finished_parts_of_an_unfinished_shard(chunky, chunk_r
     parts = [f"train-00000-of-00001-part-{j:05d}.parquet" for j in range(3)]
     assert built == parts and list((target / "data").iterdir()) == []
     assert sorted(p.name for p in state.iterdir()) == sorted(   # the shard as far as it got is dropped
-        ["plan.json", *parts, *(f"{p}.rejects.jsonl" for p in parts)])
-    plan = json.loads((state / "plan.json").read_text())
+        ["layout.json", *parts, *(f"{p}.rejects.jsonl" for p in parts)])
+    plan = json.loads((state / "layout.json").read_text())
     assert plan["shards"] == ["train-00000-of-00001.parquet", "test-00000-of-00001.parquet"]
     assert plan["parts"] == [f"train-00000-of-00001-part-{j:05d}.parquet" for j in range(10)] + \
         [f"test-00000-of-00001-part-{j:05d}.parquet" for j in range(5)]
@@ -679,7 +679,7 @@ def test_resume_after_a_finished_shard_reuses_it(chunky, chunk_rows_10, tmp_path
         tf.build(CHUNKY, target)
     assert [p.name for p in (target / "data").iterdir()] == ["train-00000-of-00001.parquet"]
     assert sorted(p.name for p in (target / ".build").iterdir()) == [
-        "plan.json", "test-00000-of-00001-part-00000.parquet", "test-00000-of-00001-part-00000.parquet.rejects.jsonl",
+        "layout.json", "test-00000-of-00001-part-00000.parquet", "test-00000-of-00001-part-00000.parquet.rejects.jsonl",
         "train-00000-of-00001.parquet.rejects.jsonl"]
     monkeypatch.undo()
     monkeypatch.setattr(importlib.import_module("taskfactory.plan"), "CHUNK_ROWS", 10)
@@ -782,8 +782,8 @@ def test_a_file_that_is_no_attempt_of_a_listed_part_stops_the_build(chunk_rows_1
 def test_a_plan_listing_what_is_no_part_of_its_shards_is_refused(chunk_rows_10, tmp_path, monkeypatch, parts):
     target = tmp_path / "c"
     state = _leave_parts(monkeypatch, target)
-    plan = json.loads((state / "plan.json").read_text())
-    (state / "plan.json").write_text(json.dumps({**plan, "parts": parts}))
+    plan = json.loads((state / "layout.json").read_text())
+    (state / "layout.json").write_text(json.dumps({**plan, "parts": parts}))
     with pytest.raises(tf.TaskFactoryError) as err:
         tf.build(CHUNKY, target, overwrite=True)
     assert str(err.value) == (f"output folder {target} holds a .build folder that is not a taskfactory build's "

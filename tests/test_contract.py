@@ -33,10 +33,10 @@ def test_toys_go_through_build_verify_inspect_and_card(tmp_path, monkeypatch):
     assert "toy_ols" in card and "toy_cluster_means" in card
     shown = CliRunner().invoke(main, ["inspect", str(out), "--method", "toy_cluster_means"])
     assert shown.exit_code == 0 and "cluster identifier" in shown.output
-    from taskfactory.methods import CATALOGUE
+    from taskfactory.methods import FAMILY_ORDER
 
     names = [f.name for f in tf.families()]  # the toys follow the catalogue, by name
-    assert names == [*CATALOGUE, "toy_cluster_means", "toy_ols"]
+    assert names == [*FAMILY_ORDER, "toy_cluster_means", "toy_ols"]
 
 
 def test_a_model_term_is_the_gold_and_its_table_is_kept(tmp_path, monkeypatch):

@@ -149,9 +149,9 @@ def test_progress_draws_a_bar_on_stderr(pristine, capsys):
 @pytest.mark.parametrize("tasks, jobs, size", [(48, 1, 1000), (10516, 2, 877), (1000, 2, 500), (2500, 2, 625),
                                                (400, 2, 200), (250, 2, 125), (48, 2, 24), (3, 4, 1), (0, 2, 1000)])
 def test_chunks_share_the_work_evenly(tasks, jobs, size):
-    from taskfactory.verify import CHUNK, chunk_size
+    from taskfactory.verify import CHUNK_TASKS, chunk_size
 
-    assert chunk_size(tasks, jobs) == size <= CHUNK
+    assert chunk_size(tasks, jobs) == size <= CHUNK_TASKS
     if tasks:
         assert math.ceil(tasks / size) % jobs == 0 or tasks < jobs
 
@@ -335,7 +335,7 @@ def test_the_prompt_styles_of_a_dataset_run_one_script(pristine, monkeypatch):
 
 @pytest.mark.parametrize("limit", ["one task", "every task"])
 def test_chunks_end_once_their_csvs_and_scripts_are_long(pristine, monkeypatch, limit):
-    """A chunk ends at CHUNK tasks or once its CSVs and scripts reach CHUNK_TEXT
+    """A chunk ends at CHUNK_TASKS tasks or once its CSVs and scripts reach CHUNK_TEXT
     characters, whichever comes first: a worker's memory stays bounded."""
     records = [rec for path in sorted((pristine / "data").glob("*.parquet"))
                for rec in pq.read_table(path, columns=["data_csv", "script"]).to_pylist()]
@@ -345,7 +345,7 @@ def test_chunks_end_once_their_csvs_and_scripts_are_long(pristine, monkeypatch, 
     monkeypatch.setattr(VERIFY, "_check_chunk", lambda grid, tasks, *rest: sizes.append(len(tasks)) or
                         real(grid, tasks, *rest))
     assert VERIFY.verify(pristine).ok
-    assert sizes == ([1] * len(records) if limit == "one task" else [len(records)]) and len(records) < VERIFY.CHUNK
+    assert sizes == ([1] * len(records) if limit == "one task" else [len(records)]) and len(records) < VERIFY.CHUNK_TASKS
 
 
 def test_json_report(pristine):

@@ -5,9 +5,9 @@ Modules are discovered by :func:`taskfactory.registry.families`; a module whose
 name starts with ``_`` holds shared helpers and registers nothing.
 """
 
-#: The catalogue order of the families (``taskfactory methods``, the dataset
+#: The order of the families (``taskfactory methods``, the dataset
 #: card, ``methods: all``); a registered family not listed here follows, by name.
-CATALOGUE = (
+FAMILY_ORDER = (
     "one_sample_t", "binomial_exact", "paired_t", "mcnemar", "welch_t", "mann_whitney", "wilcoxon_signed_rank", "sign_test",
     "one_way_anova", "welch_anova", "kruskal_wallis", "friedman", "factorial_anova",
     "chi_square_independence", "chi_square_gof", "two_proportion_z", "fisher_exact",
