@@ -14,7 +14,10 @@ Cells: a grouped mean and a Welch t-test on a task's CSV (the first task of
   started and its first session ready (Python and R);
 - memory: the proportional set size of an idle sandbox's processes.
 
-    python scripts/bench_agent.py [CORPUS] [--sessions 4] [--seconds 10] [--json]
+    python scripts/bench_agent.py [CORPUS] [--sessions 4] [--seconds 10] [--json] [--record FILE]
+
+``--record FILE`` writes the figures with the command, date and machine for
+scripts/performance_doc.py.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from performance_doc import Recorder
 from taskfactory.agent import Limits, Sandbox, isolation_problem
 from taskfactory.agent import sandbox as sandbox_module
 
@@ -192,7 +196,10 @@ def main(argv=None) -> int:
     ap.add_argument("--sessions", type=int, default=4)
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--record", metavar="FILE",
+                    help="write the figures with the command, date and machine to FILE (docs/performance/*.json)")
     args = ap.parse_args(argv)
+    run = Recorder(__file__, argv)
     if problem := isolation_problem():
         print(f"error: {problem}", file=sys.stderr)
         return 2
@@ -222,6 +229,8 @@ def main(argv=None) -> int:
     else:
         for key, value in figures.items():
             print(f"{key:36s} {value:10.2f}" if isinstance(value, float) else f"{key:36s} {value:10d}")
+    if args.record:
+        run.write(args.record, figures)
     return 0
 
 

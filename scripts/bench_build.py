@@ -2,11 +2,15 @@
 """Benchmark a build: wall time, tasks per second, peak memory, and the ratio of
 the build's CPU time to the bare cost of the statistical fits.
 
-    python scripts/bench_build.py grids/demo.yaml --jobs 2
+    python scripts/bench_build.py grids/demo.yaml --jobs 2 [--plan] [--verify] [--record FILE]
 
 The build runs in a subprocess (as a user runs it). The bare cost is the time
 of the canonical and naive tests alone on every dataset of the corpus, parsed
 in advance; the ratio says how much the factory adds around the statistics.
+``--plan`` also times ``taskfactory plan GRID --jobs N`` and keeps its
+estimate of the build's seconds; ``--verify`` times ``taskfactory verify
+--all --jobs N`` of the corpus built. ``--record FILE`` writes the figures
+with the command, date and machine for scripts/performance_doc.py.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from performance_doc import Recorder
 from taskfactory.analysis import prepare, read_csv_text
 from taskfactory.condition import Condition
 from taskfactory.corpus import iter_records
@@ -49,13 +54,37 @@ def bare_fit_seconds(corpus: Path) -> tuple[float, dict]:
     return sum(per_method.values()), dict(per_method)
 
 
+def timed_command(args: list[str]) -> tuple[float, str]:
+    """Seconds ``taskfactory ARGS`` takes in a subprocess, and what it printed."""
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "taskfactory.cli", *args], check=True, capture_output=True, text=True)
+    return time.perf_counter() - start, out.stdout
+
+
+def plan_figures(grid: str, jobs: int) -> dict:
+    """The seconds ``plan GRID --jobs N`` takes and the build seconds it estimates."""
+    seconds, out = timed_command(["plan", grid, "--jobs", str(jobs), "--json"])
+    return {"plan_seconds": round(seconds, 2), "plan_estimate_seconds": json.loads(out)["estimated_seconds"]}
+
+
+def verify_figures(corpus: Path, jobs: int, tasks: int) -> dict:
+    """The seconds ``verify --all --jobs N`` of ``corpus`` takes, and its tasks per second."""
+    seconds, _ = timed_command(["verify", str(corpus), "--all", "--jobs", str(jobs), "--no-progress"])
+    return {"verify_seconds": round(seconds, 2), "verify_tasks_per_second": round(tasks / seconds, 1)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("grid")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", help="corpus folder (default: a temporary one)")
     ap.add_argument("--json", dest="json_out", help="write the figures to this JSON file")
+    ap.add_argument("--plan", action="store_true", help="also time `taskfactory plan GRID --jobs N` and keep its estimate")
+    ap.add_argument("--verify", action="store_true", help="also time `taskfactory verify --all --jobs N` of the corpus")
+    ap.add_argument("--record", metavar="FILE",
+                    help="write the figures with the command, date and machine to FILE (docs/performance/*.json)")
     args = ap.parse_args(argv)
+    run = Recorder(__file__, argv)
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         out = Path(args.out or Path(tmp) / "corpus")
         cmd = [sys.executable, "-m", "taskfactory.cli", "build", args.grid, "-o", str(out), "--jobs", str(args.jobs),
@@ -70,6 +99,8 @@ def main(argv=None) -> int:
         tasks, datasets = manifest["counts"]["tasks"], manifest["counts"]["datasets"]
         fits, per_method = bare_fit_seconds(out)
         size = sum(s["bytes"] for s in manifest["shards"])
+        planned = plan_figures(args.grid, args.jobs) if args.plan else {}   # after the build: its peak is the build's
+        verified = verify_figures(out, args.jobs, tasks) if args.verify else {}
     figures = {
         "grid": args.grid, "jobs": args.jobs, "tasks": tasks, "datasets": datasets,
         "rejected": manifest["counts"]["rejected"], "wall_seconds": round(wall, 2),
@@ -77,6 +108,7 @@ def main(argv=None) -> int:
         "peak_rss_mb": round(after.ru_maxrss / 1024, 1), "bare_fit_seconds": round(fits, 3),
         "cpu_to_fit_ratio": round(cpu / fits, 1) if fits else None, "corpus_mb": round(size / 2**20, 2),
         "fit_seconds_by_method": {k: round(v, 3) for k, v in sorted(per_method.items())},
+        "shard_mb": [round(s["bytes"] / 2**20, 2) for s in manifest["shards"]], **planned, **verified,
     }
     for key, value in figures.items():
         if key != "fit_seconds_by_method":
@@ -84,6 +116,8 @@ def main(argv=None) -> int:
     print("bare fit seconds by method: " + ", ".join(f"{k} {v}" for k, v in figures["fit_seconds_by_method"].items()))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(figures, indent=1) + "\n")
+    if args.record:
+        run.write(args.record, figures)
     return 0
 
 

@@ -3,7 +3,10 @@
 --version`` as a user runs them (a new process each time), best and median of
 ``--runs``, and the modules ``import taskfactory`` loads.
 
-    python scripts/bench_startup.py [--runs 10]
+    python scripts/bench_startup.py [--runs 10] [--record FILE]
+
+``--record FILE`` writes the figures with the command, date and machine for
+scripts/performance_doc.py.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from performance_doc import Recorder
 
 EXE = Path(sys.executable).with_name("taskfactory")
 
@@ -30,18 +35,26 @@ def timed(args: list[str], runs: int) -> list[float]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--record", metavar="FILE",
+                    help="write the figures with the command, date and machine to FILE (docs/performance/*.json)")
     args = ap.parse_args(argv)
+    run = Recorder(__file__, argv)
     if not EXE.exists():
         print(f"error: {EXE} not found; install taskfactory in this environment", file=sys.stderr)
         return 2
+    figures = {"runs": args.runs, "commands": {}}
     for label, cmd in (("taskfactory --help", [str(EXE), "--help"]), ("taskfactory --version", [str(EXE), "--version"]),
                        ("python -c 'import taskfactory'", [sys.executable, "-c", "import taskfactory"])):
         t = timed(cmd, args.runs)
+        figures["commands"][label] = {"best_s": min(t), "median_s": statistics.median(t)}
         print(f"{label:34s} best {min(t):.3f} s, median {statistics.median(t):.3f} s ({args.runs} runs)")
     probe = ("import sys, taskfactory; heavy = sorted(m for m in ('numpy', 'pandas', 'scipy', 'pyarrow') "
              "if m in sys.modules); print(', '.join(heavy) or 'none')")
     heavy = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout.strip()
     print(f"heavy modules loaded by 'import taskfactory': {heavy}")
+    figures["heavy_modules"] = [] if heavy == "none" else heavy.split(", ")
+    if args.record:
+        run.write(args.record, figures)
     return 0
 
 

@@ -145,13 +145,12 @@ class Variable:
 
 @dataclass(frozen=True)
 class Scenario:
-    """A validated scenario: as read from a question kind's file (``method``
-    the kind, ``dgp`` the parameters of each family it supports), or as one
-    family sees it (:meth:`for_family`: ``method`` the family, ``dgp`` its
-    parameters)."""
+    """A validated scenario: as read from a question kind's file (``kind``,
+    ``dgp`` the parameters of each family it supports), or as one family
+    sees it (:meth:`for_family`: ``family`` set, ``dgp`` its parameters)."""
 
     id: str
-    method: str
+    kind: str
     domain: str
     title: str
     context: str
@@ -160,10 +159,11 @@ class Scenario:
     variables: tuple[Variable, ...]
     dgp: dict = field(default_factory=dict)
     source: str = field(default="", compare=False)
+    family: str | None = None
 
-    def for_family(self, method: str) -> Scenario:
-        """The scenario as family ``method`` (one of those its dgp lists) sees it."""
-        return dataclasses.replace(self, method=method, dgp=self.dgp[method])
+    def for_family(self, family: str) -> Scenario:
+        """The scenario as ``family`` (one of those its dgp lists) sees it."""
+        return dataclasses.replace(self, family=family, dgp=self.dgp[family])
 
     def variable(self, name: str) -> Variable:
         for v in self.variables:
@@ -660,7 +660,7 @@ def _check_scenario(entry, kind: str, source: str, has_data: bool, fields: tuple
         return None
     if len(problems) > found:
         return None
-    return Scenario(id=entry.id, method=kind, domain=entry.domain.strip(), title=entry.title.strip(),
+    return Scenario(id=entry.id, kind=kind, domain=entry.domain.strip(), title=entry.title.strip(),
                     context=texts["context"], question=texts["question"], roles=dict(roles),
                     variables=tuple(variables), dgp=dgp, source=source)
 
