@@ -11,6 +11,7 @@ by ``target_z`` (calibrated like borderline, to an expected two-sided z) or by
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -20,6 +21,10 @@ from .errors import GridError
 
 Z_BORDERLINE = float(stats.norm.isf(0.025))
 BUILTIN = ("null", "borderline", "medium")
+#: The keys of a level the grid defines, the largest target_z, and the form of its name (it enters task ids).
+LEVEL_KEYS = ("name", "target_z", "size")
+MAX_TARGET_Z = 8
+NAME = re.compile(r"[A-Za-z0-9_]*[A-Za-z0-9][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -70,18 +75,18 @@ def parse_effect(raw, where: str = "effects") -> EffectLevel:
                         "or a mapping {name: ..., target_z: ...} or {name: ..., size: ...}")
     if not isinstance(raw, dict):
         raise GridError(f"key '{where}': each effect must be a name or a mapping, got {raw!r}")
-    unknown = sorted(set(raw) - {"name", "target_z", "size"})
+    unknown = sorted(set(raw) - set(LEVEL_KEYS))
     if unknown:
-        raise GridError(f"key '{where}': unknown effect key '{unknown[0]}'; allowed: name, target_z, size")
+        raise GridError(f"key '{where}': unknown effect key '{unknown[0]}'; allowed: {', '.join(LEVEL_KEYS)}")
     name = raw.get("name")
-    if not isinstance(name, str) or not name or name in BUILTIN or not name.replace("_", "").isalnum():
+    if not isinstance(name, str) or name in BUILTIN or not NAME.fullmatch(name):
         raise GridError(f"key '{where}': effect name ({name!r}) must be a new word, not one of {', '.join(BUILTIN)}")
     if ("target_z" in raw) == ("size" in raw):
         raise GridError(f"key '{where}': effect '{name}' needs exactly one of target_z or size")
     if "target_z" in raw:
         z = raw["target_z"]
-        if not isinstance(z, (int, float)) or isinstance(z, bool) or not 0 < z <= 8:
-            raise GridError(f"key '{where}': effect '{name}' target_z ({z!r}) must be a number in (0, 8]")
+        if not isinstance(z, (int, float)) or isinstance(z, bool) or not 0 < z <= MAX_TARGET_Z:
+            raise GridError(f"key '{where}': effect '{name}' target_z ({z!r}) must be a number in (0, {MAX_TARGET_Z}]")
         return EffectLevel(name, target_z=float(z))
     size = raw["size"]
     if isinstance(size, dict):
@@ -94,6 +99,16 @@ def parse_effect(raw, where: str = "effects") -> EffectLevel:
         raise GridError(f"key '{where}': effect '{name}' size ({size!r}) must be a finite number or a mapping "
                         "method: number")
     return EffectLevel(name, size=float(size))
+
+
+def level_schema() -> dict:
+    """The JSON Schema of one effect level, from the rules :func:`parse_effect` applies."""
+    name = {"type": "string", "pattern": f"^{NAME.pattern}$", "not": {"enum": list(BUILTIN)}}
+    defined = {"target_z": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TARGET_Z},
+               "size": {"anyOf": [{"type": "number"}, {"type": "object", "additionalProperties": {"type": "number"}}]}}
+    return {"anyOf": [{"enum": [None, *BUILTIN]},
+                      *({"type": "object", "required": ["name", key], "additionalProperties": False,
+                         "properties": {"name": name, key: schema}} for key, schema in defined.items())]}
 
 
 def _finite(value) -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from . import perturb
-from .effects import BUILTIN, EffectLevel, parse_effect
+from .effects import EffectLevel, level_schema, parse_effect
 from .errors import GridError, TaskFactoryError, did_you_mean
 from .prompts import STYLES
 from .readers import load_yaml
@@ -380,33 +380,25 @@ def _alternatives(*schemas: dict):
     return WithJsonSchema({"anyOf": list(schemas)})
 
 
-@lru_cache(maxsize=1)
-def grid_model():
-    """The pydantic model of a grid file: its keys, the type and range of
-    each, and what each means (``taskfactory schema grid`` prints it as JSON
-    Schema). What depends on the registered families (method names, scenario
-    ids, effect sizes, exclude values) :func:`load_grid` checks by hand.
-    Built on first use, so that pydantic loads only when a grid is read."""
-    from typing import Annotated, Any, Literal
+def _one_line(name: str) -> str:
+    if not name.strip() or len(name) > 200 or not name.isprintable():
+        raise ValueError(name)
+    return name
 
-    from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictInt, \
-        StrictStr, model_validator
 
-    def one_line(name: str) -> str:
-        if not name.strip() or len(name) > 200 or not name.isprintable():
-            raise ValueError(name)
-        return name
+def _list_message(what: str, limit: int):
+    def message(value) -> str:
+        if isinstance(value, list) and len(value) > limit:
+            return f"lists {len(value)} {what}, more than the {limit} allowed"
+        return f"must be a non-empty list of {what}"
+    return message
 
-    names_schema = {"type": "array", "items": {"type": "string"}, "minItems": 1}
 
-    def list_message(what: str, limit: int):
-        def message(value) -> str:
-            if isinstance(value, list) and len(value) > limit:
-                return f"lists {len(value)} {what}, more than the {limit} allowed"
-            return f"must be a non-empty list of {what}"
-        return message
+def _exclude_rule_model():
+    """The pydantic model of one exclude rule."""
+    from typing import Annotated, Any
 
-    Name = Annotated[StrictStr, worded("must be a name, got {got}")]
+    from pydantic import BaseModel, ConfigDict, Field, model_validator
 
     def value_form(item: dict) -> Any:
         return Annotated[Any, _alternatives(item, {"type": "array", "items": item})]
@@ -432,6 +424,15 @@ def grid_model():
                 raise ValueError("empty rule")
             return self
 
+    return ExcludeRule
+
+
+def _split_model():
+    """The pydantic model of a grid's ``split``."""
+    from typing import Annotated, Literal
+
+    from pydantic import BaseModel, ConfigDict, Field, Strict, StrictInt
+
     class Split(BaseModel):
         """How the test split is held out."""
 
@@ -443,16 +444,26 @@ def grid_model():
         seed: Annotated[StrictInt, Field(ge=0), worded("must be a non-negative integer, got {got}")] = Field(
             0, description="Seed of the choice of held-out scenarios.")
 
-    # JSON Schema of one sample size, effect level and prompt style: a key takes one or a list of them.
+    return Split
+
+
+@lru_cache(maxsize=1)
+def grid_model():
+    """The pydantic model of a grid file: its keys, the type and range of
+    each, and what each means (``taskfactory schema grid`` prints it as JSON
+    Schema). What depends on the registered families (method names, scenario
+    ids, effect sizes, exclude values) :func:`load_grid` checks by hand.
+    Built on first use, so that pydantic loads only when a grid is read."""
+    from typing import Annotated, Any
+
+    from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictInt, StrictStr
+
+    Name = Annotated[StrictStr, worded("must be a name, got {got}")]
+    ExcludeRule, Split = _exclude_rule_model(), _split_model()
+    # JSON Schema of a list of names, and of one sample size, effect level and prompt style: a key takes one
+    # or a list of them.
+    names_schema = {"type": "array", "items": {"type": "string"}, "minItems": 1}
     size_schema = {"type": "integer", "minimum": 2, "maximum": MAX_N}
-    level_schema = {"anyOf": [
-        {"enum": [None, *BUILTIN]},
-        {"type": "object", "required": ["name", "target_z"], "additionalProperties": False,
-         "properties": {"name": {"type": "string"},
-                        "target_z": {"type": "number", "exclusiveMinimum": 0, "maximum": 8}}},
-        {"type": "object", "required": ["name", "size"], "additionalProperties": False,
-         "properties": {"name": {"type": "string"}, "size": {"anyOf": [
-             {"type": "number"}, {"type": "object", "additionalProperties": {"type": "number"}}]}}}]}
     style_schema = {"enum": list(STYLES)}
 
     class GridFile(BaseModel):
@@ -460,7 +471,7 @@ def grid_model():
         prompt styles, less the exclude rules, is the set of tasks of a corpus."""
 
         model_config = ConfigDict(extra="forbid", title="taskfactory grid")
-        name: Annotated[StrictStr, AfterValidator(one_line),
+        name: Annotated[StrictStr, AfterValidator(_one_line),
                         worded("must be one line of at most 200 printable characters")] = Field(
             None, description="Name of the grid and its corpus; by default the file name without .yaml.")
         seed: Annotated[StrictInt, Field(ge=0, lt=MAX_SEED), worded("must be a non-negative integer, got {got}")] = \
@@ -483,14 +494,14 @@ def grid_model():
         n: Annotated[list[Annotated[StrictInt, Field(ge=2, le=MAX_N),
                                     worded(f"must be a sample size from 2 to {MAX_N}, got {{got}}")]],
                      BeforeValidator(_as_list), Field(min_length=1, max_length=MAX_SAMPLE_SIZES),
-                     worded(list_message("sample sizes", MAX_SAMPLE_SIZES)),
+                     worded(_list_message("sample sizes", MAX_SAMPLE_SIZES)),
                      _alternatives(size_schema, {"type": "array", "minItems": 1, "maxItems": MAX_SAMPLE_SIZES,
                                                  "items": size_schema})] = Field(
             description="Sample sizes; what N counts (rows, clusters, units) depends on the family.")
         effects: Annotated[list[Any], BeforeValidator(_as_list), Field(min_length=1, max_length=MAX_EFFECTS),
-                           worded(list_message("effect levels", MAX_EFFECTS)),
-                           _alternatives(level_schema, {"type": "array", "minItems": 1, "maxItems": MAX_EFFECTS,
-                                                        "items": level_schema})] = Field(
+                           worded(_list_message("effect levels", MAX_EFFECTS)),
+                           _alternatives(level_schema(), {"type": "array", "minItems": 1, "maxItems": MAX_EFFECTS,
+                                                          "items": level_schema()})] = Field(
             list(DEFAULT_EFFECTS),
             description="Effect levels: null (no effect), borderline (the expected statistic at the critical value), "
                         "medium (the family's conventional medium effect), or {name, target_z} (calibrated to an "

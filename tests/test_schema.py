@@ -221,3 +221,23 @@ def test_the_models_take_the_keys_the_code_reads():
 
     assert keys_at(grid_model(), ("exclude", 0)) == EXCLUDE_KEYS
     assert keys_at(grid_model(), ("split",)) == ("by", "test", "seed")
+
+
+@pytest.mark.parametrize("level", [
+    None, "null", "borderline", "medium", "large", 3, [], {"name": "big", "target_z": 3}, {"name": "big", "target_z": 8},
+    {"name": "big", "target_z": 8.5}, {"name": "big", "target_z": 0}, {"name": "big", "target_z": True},
+    {"name": "big", "size": 0.5}, {"name": "big", "size": {"welch_t": 0.5}}, {"name": "big", "size": "0.5"},
+    {"name": "big", "size": 0.5, "target_z": 2}, {"name": "big"}, {"name": "medium", "size": 0.5},
+    {"name": "b-g", "size": 0.5}, {"name": "___", "size": 0.5}, {"name": "_x1", "size": 0.5}, {"name": "é", "size": 1},
+    {"name": "", "size": 0.5}, {"name": 7, "size": 0.5}, {"name": "big", "size": 0.5, "sign": 1}])
+def test_the_effect_schema_takes_the_levels_the_loader_takes(level):
+    """One rule, two readers: the JSON Schema of an effect level (``taskfactory schema grid``) and
+    parse_effect accept the same entries (beyond JSON, parse_effect also refuses a non-finite size)."""
+    from taskfactory.effects import level_schema, parse_effect
+
+    try:
+        parse_effect(level)
+        parsed = True
+    except tf.GridError:
+        parsed = False
+    assert jsonschema.Draft202012Validator(level_schema()).is_valid(level) == parsed

@@ -125,40 +125,60 @@ def tobit_terms(y, X, names, left: float = 0.0) -> tuple[list[Term], dict]:
         sd = float(np.std(yy)) or 1.0
     par = np.append(beta0, math.log(sd))
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        f = _Tobit(yy, X, cens, left)
-        ll, grad, hess = f(par)
-        converged = False
-        for it in range(1, MAXIT + 1):
-            info = -hess
-            step = None
-            mu = 0.0
-            for _ in range(60):
-                try:
-                    L = np.linalg.cholesky(info + mu * np.diag(np.diag(info).clip(min=1e-12)))
-                    step = np.linalg.solve(L.T, np.linalg.solve(L, grad))
-                    break
-                except np.linalg.LinAlgError:
-                    mu = 1e-6 if mu == 0.0 else 10.0 * mu
-            if step is None or not np.isfinite(step).all():
-                raise DataError("tobit: the Hessian is singular")
-            t = 1.0
-            for _ in range(60):
-                new = par + t * step
-                ll_new, grad_new, hess_new = f(new)
-                if math.isfinite(ll_new) and ll_new >= ll - 1e-12 * abs(ll):
-                    break
-                t /= 2.0
-            else:
-                raise DataError("tobit: the step-halving failed")
-            par = new
-            ll_old, ll = ll, ll_new
-            grad, hess = grad_new, hess_new
-            small = np.abs(t * step) <= 1e-10 * (1.0 + np.abs(par))
-            if mu == 0.0 and t == 1.0 and small.all() and abs(ll - ll_old) <= 1e-12 * (1.0 + abs(ll)):
-                converged = True
+        par, ll, hess, it = _maximise(_Tobit(yy, X, cens, left), par)
+    cov = _covariance(hess)
+    require_held(np.diag(cov)[:p], names)   # survreg's Newton steps mix every coefficient's scale into each
+    se = np.sqrt(np.diag(cov))
+    z = par / se
+    pv = 2.0 * norm_sf(np.abs(z))
+    terms = [Term(nm, float(b), float(s), float(zz), float(pp), None)
+             for nm, b, s, zz, pp in zip(names, par[:p], se[:p], z[:p], pv[:p])]
+    out = {"log_scale": float(par[p]), "se_log_scale": float(se[p]), "scale": math.exp(par[p]),
+           "loglik": ll, "iterations": it, "n_censored": k}
+    return terms, out
+
+
+def _maximise(f, par: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, int]:
+    """Newton's method on the log-likelihood ``f`` (its value, gradient and
+    Hessian at a point) from ``par``, the information ridged where it is not
+    positive definite and the step halved until the likelihood does not fall:
+    the estimate, the log-likelihood and Hessian there, and the steps taken."""
+    ll, grad, hess = f(par)
+    for it in range(1, MAXIT + 1):
+        info = -hess
+        step = None
+        mu = 0.0
+        for _ in range(60):
+            try:
+                L = np.linalg.cholesky(info + mu * np.diag(np.diag(info).clip(min=1e-12)))
+                step = np.linalg.solve(L.T, np.linalg.solve(L, grad))
                 break
-        if not converged:
-            raise DataError(f"tobit: Newton's method did not converge in {MAXIT} steps")
+            except np.linalg.LinAlgError:
+                mu = 1e-6 if mu == 0.0 else 10.0 * mu
+        if step is None or not np.isfinite(step).all():
+            raise DataError("tobit: the Hessian is singular")
+        t = 1.0
+        for _ in range(60):
+            new = par + t * step
+            ll_new, grad_new, hess_new = f(new)
+            if math.isfinite(ll_new) and ll_new >= ll - 1e-12 * abs(ll):
+                break
+            t /= 2.0
+        else:
+            raise DataError("tobit: the step-halving failed")
+        par = new
+        ll_old, ll = ll, ll_new
+        grad, hess = grad_new, hess_new
+        small = np.abs(t * step) <= 1e-10 * (1.0 + np.abs(par))
+        if mu == 0.0 and t == 1.0 and small.all() and abs(ll - ll_old) <= 1e-12 * (1.0 + abs(ll)):
+            return par, ll, hess, it
+    raise DataError(f"tobit: Newton's method did not converge in {MAXIT} steps")
+
+
+def _covariance(hess: np.ndarray) -> np.ndarray:
+    """The inverse of the information ``-hess`` at the estimate, as survreg
+    inverts it (a Cholesky factor of the information scaled to unit
+    diagonal); DataError where it is singular or not positive definite."""
     if not np.isfinite(hess).all():
         raise DataError("tobit: the Hessian is not finite at the estimate")
     info = -hess
@@ -173,13 +193,4 @@ def tobit_terms(y, X, names, left: float = 0.0) -> tuple[list[Term], dict]:
     if np.diag(L).min() ** 2 < TOLER_CHOL:
         raise DataError("tobit: the Hessian is singular at the estimate (an estimate heading to infinity?)")
     Linv = np.linalg.inv(L) / dg  # L^-1 D^-1, so that cov = D^-1 L^-T L^-1 D^-1 = Linv' Linv
-    cov = Linv.T @ Linv
-    require_held(np.diag(cov)[:p], names)   # survreg's Newton steps mix every coefficient's scale into each
-    se = np.sqrt(np.diag(cov))
-    z = par / se
-    pv = 2.0 * norm_sf(np.abs(z))
-    terms = [Term(nm, float(b), float(s), float(zz), float(pp), None)
-             for nm, b, s, zz, pp in zip(names, par[:p], se[:p], z[:p], pv[:p])]
-    out = {"log_scale": float(par[p]), "se_log_scale": float(se[p]), "scale": math.exp(par[p]),
-           "loglik": ll, "iterations": it, "n_censored": k}
-    return terms, out
+    return Linv.T @ Linv
