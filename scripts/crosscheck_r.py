@@ -34,7 +34,8 @@ from taskfactory.errors import TaskFactoryError
 from taskfactory.reference import closed_reference, fill, handling_r
 from taskfactory.registry import families, get_family
 from taskfactory.catalogue import get_scenario
-from taskfactory.real import SpecError, checked_design, spec_sha256
+from taskfactory.real import SpecError, data_design, spec_sha256
+from taskfactory.methods._factor import LEVELS
 from taskfactory.result import z_of_p
 from taskfactory.shards import drawn_params
 from taskfactory.reward import Invalid, parse_answer
@@ -109,7 +110,7 @@ def checks(task: dict, roles: dict) -> list[tuple[str, str, str, str, float]]:
     if listed != [m for m in declared if m in listed] or (task["effect"] != ORIGIN_REAL and listed != list(declared)):
         sys.exit(f"error: task {task['task_id']} lists accepted tests {listed}, "
                  f"its family declares {list(declared)}")
-    out = [(task["task_id"], "gold", family.code_for(roles, "r"), family.r_pvalue, task["gold_p"])]
+    out = [(task["task_id"], "gold", family.code_for(roles, "r"), family.r_pvalue_for(roles), task["gold_p"])]
     for k, rec in enumerate(task["accepted"] or [], 1):
         alt = declared[rec["method"]]
         out.append((f"{task['task_id']}#{k}", f"accepted {k}", alt.r_code, alt.r_pvalue, rec["p_value"]))
@@ -139,7 +140,7 @@ def design(task: dict, spec: dict | None) -> tuple[dict, dict]:
     names of columns and levels ones R and Python code can hold): a
     :class:`SpecError` otherwise."""
     if spec is not None:
-        return checked_design(spec, task["scenario"])
+        return data_design(spec, task["scenario"], task["data_csv"])
     scen = get_scenario(task["method"], task["scenario"])
     return scen.roles, scen.ranges()
 
@@ -191,11 +192,15 @@ def run_r(tasks: list[dict], designs: dict[str, tuple[dict, dict]], workdir: Pat
 
 
 def unparsable_templates() -> list[str]:
-    """Families whose reference R template (methods/reference/<name>.R), or
-    the R code of an accepted alternative, R cannot parse."""
+    """Families whose reference R template (methods/reference/<name>.R and,
+    for a factor exposure, ``<name>.levels.R``), or the R code of an accepted
+    alternative, R cannot parse."""
     bad = []
     for family in families():
-        for label, code in [("reference", family.r_code)] + [(alt.method, alt.r_code) for alt in family.accepted]:
+        codes = [("reference", family.r_code), *((alt.method, alt.r_code) for alt in family.accepted)]
+        if family.factor_role:   # the likelihood-ratio test of a factor exposure's levels
+            codes.append(("levels", family.code_for({LEVELS: 3.0}, "r")))
+        for label, code in codes:
             proc = subprocess.run(["Rscript", "--vanilla", "-e", "invisible(parse(file('stdin')))"], input=code,
                                   capture_output=True, text=True)
             if proc.returncode != 0:

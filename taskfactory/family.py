@@ -193,6 +193,9 @@ class Family(ABC):
     #: as None (a count model's exposure time: no offset), a list of columns as
     #: empty (further instruments: none); a scenario may leave them out too.
     optional_roles: ClassVar[tuple[str, ...]] = ()
+    #: The role whose column real data may give as text of several levels where
+    #: the family's own data hold numbers (:mod:`taskfactory.methods._factor`), or None.
+    factor_role: ClassVar[str | None] = None
     min_n: ClassVar[int] = 10
     #: The largest N the family's design makes sense at (None: no limit); a
     #: small-sample family (an exact test of sparse counts) sets it.
@@ -322,6 +325,15 @@ class Family(ABC):
     def title_for(self, roles: dict) -> str:
         """The family's title for ``roles`` (see :meth:`code_for`)."""
         return self.title
+
+    def r_pvalue_for(self, roles: dict) -> str:
+        """Where the R code for ``roles`` leaves the p-value (see :meth:`code_for`)."""
+        return self.r_pvalue
+
+    def roles_for_data(self, roles: dict, data: pd.DataFrame) -> dict:
+        """``roles`` with what the analysed ``data`` of a real dataset add to
+        them (the levels of a factor exposure, :mod:`taskfactory.methods._factor`)."""
+        return roles
 
     # -- hints ----------------------------------------------------------------------
     def hints(self, condition: Condition, data: pd.DataFrame) -> list[str]:

@@ -50,10 +50,11 @@ import pandas as pd
 
 from . import corpus
 from ._version import __version__
-from .analysis import complete_roles, read_csv_columns
+from .analysis import complete_roles, prepare, read_csv_columns
 from .condition import Condition
 from .errors import DataError, InputError, TaskFactoryError, did_you_mean
 from .folders import check_new_folder, staged
+from .methods._factor import LEVELS
 from .prompts import STYLES, render_prompt
 from .readers import decode, parse_json, parse_yaml, read_text
 from .reference import reference_py, reference_r
@@ -321,6 +322,7 @@ def _item(given, folder: Path, alpha: float, where: str) -> tuple[RealItem, str,
     data = f"data {_quoted(given.data)}"
     text = released_csv(raw, f"{where}: {data}")
     roles = complete_roles(family, given.roles)
+    _check_given(family, roles, where)
     _check_names(family, roles, given.ranges or {})
     try:
         header = list(read_csv_columns(text))
@@ -364,6 +366,23 @@ def _check_names(family, roles: dict, ranges: dict) -> None:
         for level in levels:
             if not LEVEL.fullmatch(str(level)):
                 raise SpecError(f"role '{role}' names the level {level!r}, which must match {LEVEL.pattern}")
+
+
+def _check_given(family, roles: dict, where: str) -> None:
+    """A spec gives no role the data give (the levels of a factor exposure, :meth:`Family.roles_for_data`)."""
+    if roles.get(LEVELS) is not None:
+        raise SpecError(f"{where}: role '{LEVELS}' is read from the data (the levels of a factor "
+                        f"'{family.factor_role}'); leave it out")
+
+
+def data_design(normalized: dict, item_id: str, text: str) -> tuple[dict, dict]:
+    """:func:`checked_design`'s roles and ranges of an item, the roles with
+    what its released CSV ``text``, analysed, adds to them (as the import
+    adds it, :meth:`Family.roles_for_data`)."""
+    roles, ranges = checked_design(normalized, item_id)
+    family = get_family(item_of(normalized, item_id).method)
+    data = prepare(family, read_csv_columns(text, [*family.role_columns(roles), *ranges]), roles, ranges)
+    return family.roles_for_data(roles, data), ranges
 
 
 def _formula_columns(family, roles: dict) -> set:
@@ -436,7 +455,7 @@ def analyse_item(item: RealItem, text: str) -> Dataset:
     family = get_family(item.method)
     columns = read_csv_columns(text)
     for role, kind in family.roles.items():
-        if kind == "numeric" and item.roles[role] is not None:
+        if kind == "numeric" and item.roles[role] is not None and role != family.factor_role:
             _holding_numbers(columns[item.roles[role]], item.roles[role], f"role '{role}'")
     for name in item.ranges:   # a range bounds numbers
         _holding_numbers(columns[name], name, "given a range")
@@ -446,6 +465,7 @@ def analyse_item(item: RealItem, text: str) -> Dataset:
     try:
         with one_thread(), warnings_as_errors():
             judged = judge(family, cond, text, ranges, every_test=False)
+            cond = dataclasses.replace(cond, roles=family.roles_for_data(cond.roles, judged.data))
             hints = tuple(family.hints(cond, judged.data))
     except data_problems(family) as exc:
         message = str(exc) if isinstance(exc, DataError) else f"{type(exc).__name__}: {exc}"
@@ -484,7 +504,7 @@ def item_records(spec_name: str, spec_sha: str, item: RealItem, text: str, style
         "n_impossible_values": ds.n_impossible_values, "seed": 0, "attempt": 0, "question": item.question,
         "context": item.context, "data_dictionary": dictionary, "data_csv": text,
         "data_filename": item.data_filename, "n_rows": ds.n_rows, "data_sha256": item.csv_sha256,
-        "roles": stored_roles(item.roles), "dgp_params": [], **outcome_fields(family, ds, item.alpha),
+        "roles": stored_roles(ds.condition.roles), "dgp_params": [], **outcome_fields(family, ds, item.alpha),
         "reference_r": ds.reference_r, "reference_py": ds.reference_py, "script": None,
         "factory_version": __version__, "grid_name": spec_name, "grid_sha256": spec_sha, "split": item.split,
     }
@@ -523,6 +543,7 @@ def checked_design(normalized: dict, item_id: str) -> tuple[dict, dict]:
         raise SpecError(f"{where}: {exc}") from None
     if roles != item.roles:
         raise SpecError(f"{where}: its roles lack {', '.join(sorted(set(roles) - set(item.roles)))}")
+    _check_given(family, roles, where)
     if not isinstance(item.ranges, dict) or not all(
             isinstance(bounds, list) and len(bounds) == 2
             and all(isinstance(b, (int, float)) and not isinstance(b, bool) and math.isfinite(b) for b in bounds)

@@ -78,7 +78,7 @@ def reference_r(family, roles: dict, ranges: dict, data_filename: str) -> str:
     lines += handling_r(family, roles, ranges)
     lines.append(fill(family.code_for(roles, "r"), roles, "r"))
     lines.append("print(res)")
-    lines.append(f'cat(sprintf("P_VALUE: %.10g\\n", {family.r_pvalue}))')
+    lines.append(f'cat(sprintf("P_VALUE: %.10g\\n", {family.r_pvalue_for(roles)}))')
     return "\n".join(lines) + "\n"
 
 

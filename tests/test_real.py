@@ -24,7 +24,7 @@ from taskfactory import real
 from taskfactory.real import INFERRED, SpecError, import_spec, spec_sha256
 from taskfactory.result import z_of_p
 from taskfactory.schema import json_schema
-from taskfactory.shards import write_shard
+from taskfactory.shards import roles_of, write_shard
 
 from test_api import OVARIAN
 
@@ -339,6 +339,67 @@ def test_a_real_log_rank_of_three_groups_has_survdiffs_gold_and_leaves_out_the_t
     assert [label for _, label, *_ in check.checks(task, task["roles"])] == ["gold"]
     with pytest.raises(SystemExit, match=r"lists accepted tests \[\], its family declares \['Cox"):
         check.checks({**task, "effect": "medium"}, task["roles"])
+
+
+FACTOR_ITEMS = [
+    # (id, file, method, roles, R's p-value, levels)
+    ("race", "birthwt.csv", "logistic_regression",
+     {"outcome": "low", "positive": "low", "exposure": "race", "covariates": ["age", "smoke"]},
+     0.014890272914794288, 3),   # anova(glm(low == "low" ~ age + smoke, binomial), glm(... ~ race + age + smoke), test = "LRT")[2, 5]
+    ("smoke", "birthwt.csv", "logistic_regression",
+     {"outcome": "low", "positive": "low", "exposure": "smoke", "covariates": ["age", "race"]},
+     0.0030873482924774951, 2),  # summary(glm(low == "low" ~ smoke + age + race, family = binomial))$coefficients[2, 4]
+    ("arms", "colon_patients.csv", "cox_ph",
+     {"time": "time", "event": "death", "group": "rx", "covariates": ["age", "nodes"]},
+     0.0020665602594323752, 3),  # anova(coxph(Surv(time, death) ~ age + nodes), coxph(... ~ rx + age + nodes))[2, 4]
+    ("arms_alone", "colon_patients.csv", "cox_ph", {"time": "time", "event": "death", "group": "rx"},
+     0.0023022272585185512, 3),  # anova(coxph(Surv(time, death) ~ 1), coxph(Surv(time, death) ~ rx + 1))[2, 4]
+    ("sprays", "insectsprays.csv", "poisson_regression", {"outcome": "count", "exposure": "spray"},
+     4.979374886491254e-65, 6),  # anova(glm(count ~ 1, poisson), glm(count ~ spray + 1, poisson), test = "LRT")[2, 5]
+    ("sprays_cde", "sprays_cde.csv", "negative_binomial", {"outcome": "count", "exposure": "spray"},
+     0.0039296759797605718, 3),  # anova(glm.nb(count ~ 1), glm.nb(count ~ spray + 1))[2, "Pr(Chi)"], sprays C, D, E
+]
+
+
+@pytest.fixture(scope="module")
+def factors(tmp_path_factory):
+    """A spec of models whose exposure is text: two levels (the Wald z of its dummy) or more (the LR test)."""
+    root = tmp_path_factory.mktemp("factors")
+    (root / "data").mkdir()
+    for name in ("birthwt.csv", "colon_patients.csv", "insectsprays.csv"):
+        shutil.copyfile(EXAMPLES.parent / "data" / name, root / "data" / name)
+    sprays = (root / "data" / "insectsprays.csv").read_text().splitlines()
+    (root / "data" / "sprays_cde.csv").write_text("\n".join(
+        [sprays[0], *(line for line in sprays[1:] if line.split(",")[1] in "CDE")]) + "\n")
+    items = [{"id": id_, "data": f"data/{name}", "method": method, "roles": roles, "context": "Data from R.",
+              "question": "Does the outcome differ by the exposure?"} for id_, name, method, roles, *_ in FACTOR_ITEMS]
+    (root / "spec.yaml").write_text(yaml.safe_dump({"items": items}))
+    import_spec(root / "spec.yaml", root / "corpus")
+    return root
+
+
+@pytest.mark.parametrize("item", FACTOR_ITEMS, ids=[item[0] for item in FACTOR_ITEMS])
+def test_an_exposure_of_text_is_tested_as_r_tests_a_factor_and_both_references_print_the_gold(factors, item,
+                                                                                             monkeypatch, capsys):
+    id_, _, method, _, r_p, levels = item
+    task = next(t for t in iter_records(factors / "corpus") if t["scenario"] == id_ and t["prompt_style"] == "basic")
+    assert task["gold_p"] == pytest.approx(r_p, rel=1e-9) and task["roles"]["levels"] == levels
+    several = levels > 2
+    assert ("likelihood-ratio test of the exposure's" in task["gold_method"]) == several
+    assert ("res <- anova(fit0, fit1" in task["reference_r"]) == several
+    family = tf.get_family(method)
+    assert f"# R call: {family.canonical_for(roles_of(task['roles']))}" in task["reference_r"]
+    assert task["gold_df"] == ([levels - 1.0] if several else task["gold_df"])
+    monkeypatch.chdir(factors / "data")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(task["reference_py"], id_, "exec"), {})
+    assert float(capsys.readouterr().out.split("P_VALUE: ")[1]) == pytest.approx(r_p, rel=1e-6)
+    check = crosscheck()
+    spec = check.real_spec(json.loads((factors / "corpus" / "manifest.json").read_text()))
+    roles, ranges = check.design(task, spec)
+    assert {role: value for role, value in roles.items() if value is not None} == roles_of(task["roles"])
+    assert check.checks(task, roles)[0][3] == family.r_pvalue_for(roles)
 
 
 def test_real_items_are_not_leakage_and_a_planted_copy_is(shipped, tmp_path):

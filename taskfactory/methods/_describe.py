@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import grouped, numeric
+from ._factor import factor_levels
 from ._models import glm_terms, model_matrix
 
 
@@ -127,27 +128,49 @@ def regression(data, roles: dict) -> list[str]:
 
 
 def _exposure_and_covariates(data, roles: dict) -> list[str]:
-    """How the exposure goes with each covariate."""
-    x = data[roles["exposure"]].to_numpy(dtype=float)
+    """How the exposure goes with each covariate (an exposure of text, as
+    real data may give: each covariate by its levels)."""
+    exposure = roles["exposure"]
+    if factor_levels(data[exposure]) is not None:
+        return [_by_levels(data, name, exposure) for name in roles["covariates"]]
+    x = data[exposure].to_numpy(dtype=float)
     out = []
     for name in roles["covariates"]:
         col = data[name]
         if pd.api.types.is_numeric_dtype(col):
-            out.append(f"'{roles['exposure']}' and '{name}' correlate at r = {np.corrcoef(x, col.to_numpy(float))[0, 1]:.2f}.")
+            out.append(f"'{exposure}' and '{name}' correlate at r = {np.corrcoef(x, col.to_numpy(float))[0, 1]:.2f}.")
         else:
-            means = data.groupby(name)[roles["exposure"]].mean()
-            out.append(f"Mean '{roles['exposure']}' by '{name}': " + ", ".join(f"{k} {v:.3g}" for k, v in means.items()) + ".")
+            means = data.groupby(name)[exposure].mean()
+            out.append(f"Mean '{exposure}' by '{name}': " + ", ".join(f"{k} {v:.3g}" for k, v in means.items()) + ".")
     return out
+
+
+def _by_levels(data, name: str, factor: str) -> str:
+    """The mean of ``name`` (a number), or the share of its last level (text), at each level of ``factor``."""
+    levels = data[factor].astype(str)
+    col = data[name]
+    if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+        shown = ", ".join(f"{lv} {float(col[levels == lv].mean()):.4g}" for lv in sorted(set(levels)))
+        return f"Mean '{name}' by '{factor}': {shown}."
+    values = col.astype(str)
+    top = sorted(set(values))[-1]
+    shown = ", ".join(f"{lv} {100 * np.mean(values[levels == lv] == top):.0f} %" for lv in sorted(set(levels)))
+    return f"Share of '{name}' = '{top}' by '{factor}': {shown}."
 
 
 def binary_regression(data, roles: dict) -> list[str]:
     """A binary outcome regressed on an exposure and covariates: how common
-    the outcome is overall and at either end of the exposure."""
+    the outcome is overall and at either end of the exposure (at each of
+    its levels, for an exposure of text)."""
     y = data[roles["outcome"]].astype(str).to_numpy() == str(roles["positive"])
+    head = f"'{roles['outcome']}' is '{roles['positive']}' in {int(y.sum())} of {len(y)} rows ({100 * y.mean():.1f} %): "
+    if factor_levels(data[roles["exposure"]]) is not None:
+        levels = data[roles["exposure"]].astype(str).to_numpy()
+        return [head + ", ".join(f"{100 * y[levels == lv].mean():.1f} % where '{roles['exposure']}' is {lv}"
+                                 for lv in sorted(set(levels))) + "."] + _exposure_and_covariates(data, roles)
     x = data[roles["exposure"]].to_numpy(dtype=float)
     low, high = np.quantile(x, [1 / 3, 2 / 3])
-    return [f"'{roles['outcome']}' is '{roles['positive']}' in {int(y.sum())} of {len(y)} rows ({100 * y.mean():.1f} %): "
-            f"{100 * y[x <= low].mean():.1f} % in the lowest third of '{roles['exposure']}', "
+    return [head + f"{100 * y[x <= low].mean():.1f} % in the lowest third of '{roles['exposure']}', "
             f"{100 * y[x >= high].mean():.1f} % in the highest."] + _exposure_and_covariates(data, roles)
 
 

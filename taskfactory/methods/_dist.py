@@ -19,6 +19,11 @@ def chi2_sf(x, df):
     return special.chdtrc(df, x)
 
 
+def chi2_cdf(x, df):
+    """P(X <= x) for the chi-squared distribution with ``df`` degrees of freedom."""
+    return special.chdtr(df, x)
+
+
 def f_sf(x, dfn, dfd):
     """P(F > x) for the F distribution with ``dfn`` and ``dfd`` degrees of freedom."""
     return special.fdtrc(dfn, dfd, x)

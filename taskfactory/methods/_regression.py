@@ -37,6 +37,8 @@ from ..result import TestResult
 from ..scenarios import require_direction, require_number
 from . import _describe
 from ._common import indicator, require, require_varies
+from ._dist import chi2_cdf, chi2_sf
+from ._factor import LEVELS, LEVELS_DOMAIN, FactorExposure, factor_levels, lr_result
 from ._models import glm_nb_terms, glm_terms, lm_terms, model_matrix
 
 #: Range of |corr(exposure, confounder)| and of the confounder's effect on the
@@ -132,7 +134,11 @@ def glm_coefficients(condition, data, model: str, method: str, y, covariates: bo
     """The exposure's row of ``summary(glm(y ~ exposure + covariates, ...))``
     with Wald z: ``model`` is ``binomial``, ``poisson`` or ``negative_binomial``
     (``MASS::glm.nb``); ``offset`` adds ``offset(log(exposure_time))`` when the
-    family has that role."""
+    family has that role. An exposure of text with two levels: the row of its
+    one dummy; with k > 2 levels: the likelihood-ratio test of its k - 1
+    dummies, ``anova(glm(y ~ covariates), glm(y ~ exposure + covariates),
+    test = "LRT")`` (for glm.nb, MASS's ``anova`` of two glm.nb fits, theta
+    estimated in each, its p-value ``1 - pchisq``)."""
     roles = condition.roles
     require_varies(data, roles["exposure"])
     columns = [roles["exposure"], *(roles["covariates"] if covariates else [])]
@@ -142,11 +148,26 @@ def glm_coefficients(condition, data, model: str, method: str, y, covariates: bo
         time = data[roles["exposure_time"]].to_numpy(dtype=float)
         require(bool((time > 0).all()), f"'{roles['exposure_time']}' must be positive (its log is the offset)")
         off = np.log(time)
+
+    def fit(X, names):
+        if model == "negative_binomial":
+            return glm_nb_terms(y, X, names, offset=off)
+        return glm_terms(y, X, names, model, offset=off)
+
+    terms, info = fit(X, names)
+    levels = factor_levels(data[roles["exposure"]])
+    if levels is None or levels == 2:
+        return TestResult.from_terms(terms, roles["exposure"] if levels is None else names[1], method, "z",
+                                     n=len(data))
+    kept = [0, *range(levels, X.shape[1])]   # the intercept and the covariates' columns
+    _, without = fit(X[:, kept], [names[i] for i in kept])
     if model == "negative_binomial":
-        terms, _ = glm_nb_terms(y, X, names, offset=off)
+        lr = info["twologlik"] - without["twologlik"]
+        p = 1.0 - chi2_cdf(lr, levels - 1)
     else:
-        terms, _ = glm_terms(y, X, names, model, offset=off)
-    return TestResult.from_terms(terms, roles["exposure"], method, "z", n=len(data))
+        lr = without["deviance"] - info["deviance"]
+        p = chi2_sf(lr, levels - 1)
+    return lr_result(lr, p, levels, method, len(data))
 
 
 def binary_outcome(condition, data) -> np.ndarray:
@@ -203,14 +224,19 @@ class LinearRegression(ConfoundedRegression):
         return _describe.regression(data, condition.roles)
 
 
-class CountRegression(ConfoundedRegression):
+class CountRegression(FactorExposure, ConfoundedRegression):
     """The count families (poisson_regression, negative_binomial): counts over
     an exposure time, the log of which is the model's offset."""
 
     question_kind = "counts"
-    roles = {"outcome": "numeric", "exposure": "numeric", "covariates": "columns", "exposure_time": "numeric"}
-    #: Real data may have no exposure time: the model then has no offset, as R's call without it.
-    optional_roles = ("exposure_time",)
+    roles = {"outcome": "numeric", "exposure": "numeric", "covariates": "columns", "exposure_time": "numeric",
+             LEVELS: "value"}
+    #: Real data may have no exposure time (the model then has no offset, as R's call without it), and an
+    #: exposure of several levels.
+    optional_roles = ("exposure_time", LEVELS)
+    value_domains = {LEVELS: LEVELS_DOMAIN}
+    dummy_rewrite = ('i = names.index("{exposure}")',
+                     'i = next(k for k, name in enumerate(names) if name.startswith("{exposure}[T."))  # its one dummy')
     min_n = 60
     dgp_keys = ("rate", "time", "exposure", "covariates", "confounder", "exposure_link")
     outcome = "count"
@@ -243,10 +269,10 @@ class CountRegression(ConfoundedRegression):
         return code if roles.get("exposure_time") is not None else rewrite(code, [self.OFFSET[lang]], self.name)
 
     def canonical_for(self, roles):
-        return without_offset(self.canonical, roles)
+        return without_offset(super().canonical_for(roles), roles)
 
     def title_for(self, roles):
-        return without_offset(self.title, roles)
+        return without_offset(super().title_for(roles), roles)
 
 
 #: How a count model's call, title and method name the offset, struck where a task has no exposure time.

@@ -20,6 +20,7 @@ from scipy import stats
 
 from ..kit import column_spec, covariates, finish, split_sizes, survival_times
 from ..registry import register
+from ._factor import LEVELS, LEVELS_DOMAIN, FactorExposure
 from ._names import COX_PH, LOG_RANK
 from .log_rank import COX_METHOD, TimeToEvent, cox_test, log_rank_test
 
@@ -50,10 +51,16 @@ def generate(condition, rng):
     return finish(condition, rng, columns)
 
 
-class CoxPh(TimeToEvent):
+class CoxPh(FactorExposure, TimeToEvent):
     name = "cox_ph"
     title = "Cox proportional hazards regression coefficient (Wald z)"
     canonical = "summary(coxph(Surv(time, event) ~ group + covariates))"
+    roles = {**TimeToEvent.roles, LEVELS: "value"}
+    optional_roles = (LEVELS,)
+    value_domains = {LEVELS: LEVELS_DOMAIN}
+    factor_role = "group"
+    levels_canonical = "anova(coxph(Surv(time, event) ~ covariates), coxph(Surv(time, event) ~ group + covariates))"
+    levels_r_pvalue = 'res[2, "Pr(>|Chi|)"]'
     test_name = COX_PH
     naive_name = LOG_RANK
     naive_method = "Log-rank test of the groups, ignoring the covariates"
@@ -70,7 +77,7 @@ class CoxPh(TimeToEvent):
             raise ValueError("dgp exposure_link must be 1 or -1")
 
     def analyse(self, condition, data):
-        return cox_test(condition, data, COX_METHOD)
+        return cox_test(condition, data, COX_METHOD, factor=True)
 
     def naive(self, condition, data):
         return log_rank_test(condition, data, self.naive_method)

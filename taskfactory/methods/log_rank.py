@@ -24,7 +24,6 @@ tests, which compare two groups, are left out of the task.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 from scipy import optimize
 
 from ..family import Alternative, Family
@@ -34,6 +33,8 @@ from ..result import TestResult
 from ..scenarios import require_direction, require_number
 from . import _describe
 from ._common import grouped, nonconstant, require, require_varies
+from ._dist import chi2_sf
+from ._factor import factor_levels, lr_result
 from ._models import model_matrix
 from ._names import COX_PH, LOG_RANK, WELCH_T
 from ._survival import cox_terms, log_rank
@@ -131,16 +132,26 @@ def log_rank_test(condition, data, method=METHOD):
                       statistic_name="Chisq")
 
 
-def cox_test(condition, data, method=COX_METHOD):
+def cox_test(condition, data, method=COX_METHOD, factor: bool = False):
     """The group's row of ``summary(coxph(Surv(time, event) ~ group + covariates))``;
     a numeric group column enters as R enters it, a numeric exposure (its
-    log hazard ratio per unit), as real data may give it."""
+    log hazard ratio per unit), as real data may give it. With ``factor``, a
+    group of k > 2 levels is tested by the likelihood-ratio test of its
+    k - 1 dummies, ``anova(coxph(Surv ~ covariates), coxph(Surv ~ group +
+    covariates))``; without it, such a group is a :class:`DataError`."""
     roles = condition.roles
-    numeric = pd.api.types.is_numeric_dtype(data[roles["group"]]) and not pd.api.types.is_bool_dtype(data[roles["group"]])
-    time, event, _ = survival_columns(condition, data, groups=not numeric)
+    levels = factor_levels(data[roles["group"]])
+    time, event, _ = survival_columns(condition, data, groups=levels is not None, several=factor)
     X, names = model_matrix(data, [roles["group"], *roles["covariates"]])
-    terms, _ = cox_terms(time, event, X[:, 1:], names[1:])
-    return TestResult.from_terms(terms, names[1], method, "z", n=len(data))
+    terms, details = cox_terms(time, event, X[:, 1:], names[1:])
+    if levels is None or levels == 2:
+        return TestResult.from_terms(terms, names[1], method, "z", n=len(data))
+    if roles["covariates"]:
+        _, without = cox_terms(time, event, X[:, levels:], names[levels:])
+        lr = abs(2.0 * (details["loglik"][1] - without["loglik"][1]))
+    else:   # against the model with no terms: the log-likelihood at 0
+        lr = abs(2.0 * (details["loglik"][1] - details["loglik"][0]))
+    return lr_result(lr, chi2_sf(lr, levels - 1), levels, method, len(data))
 
 
 def welch_on_times(condition, data, method):

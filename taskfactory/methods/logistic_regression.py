@@ -18,6 +18,7 @@ import numpy as np
 from ..kit import column_spec, confounded_exposure, finish, normal_expectation
 from ..registry import register
 from . import _describe
+from ._factor import LEVELS, LEVELS_DOMAIN, FactorExposure
 from ._names import LOGISTIC, UNADJUSTED_LOGISTIC
 from ._regression import ConfoundedRegression, binary_outcome, glm_coefficients
 
@@ -38,14 +39,21 @@ def generate(condition, rng):
     return finish(condition, rng, columns)
 
 
-class LogisticRegression(ConfoundedRegression):
+class LogisticRegression(FactorExposure, ConfoundedRegression):
     name = "logistic_regression"
     title = "Logistic regression coefficient (Wald z)"
     question_kind = "binary_outcome"
     canonical = "summary(glm(outcome == positive ~ exposure + covariates, family = binomial))"
     test_name = LOGISTIC
     naive_name = UNADJUSTED_LOGISTIC
-    roles = {"outcome": "category", "positive": "level", "exposure": "numeric", "covariates": "columns"}
+    roles = {"outcome": "category", "positive": "level", "exposure": "numeric", "covariates": "columns", LEVELS: "value"}
+    optional_roles = (LEVELS,)
+    value_domains = {LEVELS: LEVELS_DOMAIN}
+    levels_canonical = ('anova(glm(outcome == positive ~ covariates, family = binomial), '
+                        'glm(outcome == positive ~ exposure + covariates, family = binomial), test = "LRT")')
+    levels_r_pvalue = 'res[2, "Pr(>Chi)"]'
+    dummy_rewrite = ('p_value = fit.pvalues["{exposure}"]',
+                     'p_value = fit.pvalues.filter(regex=r"^{exposure}\\[T\\.").iloc[0]  # the dummy of its second level')
     min_n = 60
     dgp_keys = ("prevalence", "exposure", "covariates", "confounder", "exposure_link")
     naive_method = "Logistic regression on the exposure alone, without the covariates"

@@ -35,6 +35,9 @@ class NegativeBinomial(CountRegression):
     name = "negative_binomial"
     title = "Negative binomial regression coefficient with an exposure-time offset (Wald z)"
     canonical = "summary(MASS::glm.nb(outcome ~ exposure + covariates + offset(log(exposure_time))))"
+    levels_canonical = ("anova(MASS::glm.nb(outcome ~ covariates + offset(log(exposure_time))), "
+                        "MASS::glm.nb(outcome ~ exposure + covariates + offset(log(exposure_time))))")
+    levels_r_pvalue = 'res[2, "Pr(Chi)"]'
     test_name = NEGATIVE_BINOMIAL
     naive_name = POISSON
     naive_method = "Poisson regression with the same offset"

@@ -31,6 +31,10 @@ class PoissonRegression(CountRegression):
     name = "poisson_regression"
     title = "Poisson regression coefficient with an exposure-time offset (Wald z)"
     canonical = "summary(glm(outcome ~ exposure + covariates + offset(log(exposure_time)), family = poisson))"
+    levels_canonical = ('anova(glm(outcome ~ covariates + offset(log(exposure_time)), family = poisson), '
+                        'glm(outcome ~ exposure + covariates + offset(log(exposure_time)), family = poisson), '
+                        'test = "LRT")')
+    levels_r_pvalue = 'res[2, "Pr(>Chi)"]'
     test_name = POISSON
     naive_name = POISSON_NO_OFFSET
     naive_method = "Poisson regression without the exposure-time offset"

@@ -1,0 +1,5 @@
+# Poisson regression with an exposure-time offset, an exposure of more than two levels: the canonical call on d, the data after the canonical handling.
+# {role} fields are filled with the task's columns; the analysis of deviance is left in res, the exposure's test in its row 2.
+fit0 <- glm({outcome} ~ {covariates} + offset(log({exposure_time})), family = poisson, data = d)
+fit1 <- glm({outcome} ~ {exposure} + {covariates} + offset(log({exposure_time})), family = poisson, data = d)
+res <- anova(fit0, fit1, test = "LRT")
