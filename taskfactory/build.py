@@ -19,7 +19,6 @@ import os
 import shutil
 import socket
 import tempfile
-import threading
 import time
 from collections import Counter, deque
 from contextlib import ExitStack, contextmanager
@@ -34,13 +33,14 @@ from ._version import __version__
 from .corpus import DATA, MANIFEST, REJECTED, STATE, atomic_write_text
 from .errors import InputError, TaskFactoryError, check_count, check_path
 from .grid import Coord, Grid, load_grid
-from .plan import Plan, check_clipping, plan
-from .scenarios import scenario_setting, use_scenario_setting
+from .clipping import check_clipping
+from .plan import Plan, plan
+from .scenarios import scenario_setting
 from .shards import ShardWriter
 from .task import Dataset, data_key, record, reject_entry, release
+from .workers import enter_worker
 
 BACKENDS = ("loky", "threading", "dask", "ray")
-WATCH_SECONDS = 0.5
 #: How long a build tries to reach the dask scheduler at ``address`` before it gives up.
 CONNECT_SECONDS = 10
 
@@ -71,51 +71,6 @@ class BuildSummary:
 
 def _provenance(g: Grid) -> dict:
     return {"grid_name": g.name, "grid_sha256": g.sha256}
-
-
-_watching = False
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _exit_with_parent(parent_pid: int) -> None:
-    """In a worker process the build started: exit as soon as the build's main
-    process is gone, instead of computing shards nobody will collect. Does
-    nothing in the main process or in a worker another program started (a
-    cluster's)."""
-    global _watching
-    if _watching or os.getpid() == parent_pid:
-        return
-    if os.getppid() != parent_pid:
-        if not _alive(parent_pid):  # the build died before this worker took its first call
-            os._exit(1)
-        return  # a worker of a cluster, not of this build
-    _watching = True
-
-    def watch():
-        while os.getppid() == parent_pid:
-            time.sleep(WATCH_SECONDS)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="taskfactory-parent-watch", daemon=True).start()
-
-
-def enter_worker(scenarios: str | None, parent_pid: int | None) -> None:
-    """What every call a build sends to its workers (the clipping probe's and
-    the chunks') does first: take the build's scenario setting (see
-    :func:`~taskfactory.scenarios.scenario_setting`) and, given the pid of the
-    build's main process, stop when it dies (:func:`_exit_with_parent`)."""
-    use_scenario_setting(scenarios)
-    if parent_pid is not None:
-        _exit_with_parent(parent_pid)
 
 
 def build_chunk(g: Grid, part: str, coords: list[Coord], out: str, parent_pid: int | None = None,

@@ -1,44 +1,25 @@
 """Planning: what a grid will build, counted without building it.
 
-Planning also probes each scenario of the grid once (per scenario folder):
-a scenario whose plausible ranges clip more than
-:data:`~taskfactory.scenarios.SCENARIO_CLIPPED_SHARE` of a column's generated values
-is refused, since its released data would pile up at the range's ends.
+Planning also probes each scenario of the grid once (per scenario folder,
+:mod:`taskfactory.clipping`), and estimates the build's time from a timed
+sample of the grid's families (:mod:`taskfactory.estimate`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
-import time
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Iterator
 
-import numpy as np
-
-from . import kit
-from .effects import EffectLevel
-from .errors import ScenarioError
-from .grid import Coord, Grid, load_grid
-from .registry import get_family
 from .catalogue import get_scenario
+from .clipping import check_clipping
 from .corpus import part_name, shard_name
-from .scenarios import DESIGN_TYPES, NUMERIC_TYPES, SCENARIO_CLIPPED_SHARE, scenario_root, scenario_setting
-from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ShardWriter, text_chars
-
-# What a build spends outside its chunks, in seconds: loading the grid, the
-# workers' start (imports) and the clipping probe, the last parts of the last
-# shard and the finish (measured on 2 cores: 1.8 s with 2 workers, 1 s in one
-# process).
-STARTUP_SECONDS = 2.0
-#: The timed sample behind the estimate: per family, a dataset released and
-#: recorded in every prompt style and perturbation at the smallest N the grid
-#: gives the family and at the largest up to SAMPLE_MAX_N (after one untimed
-#: warm-up); the cost of other N follows the line through the two, in rows.
-SAMPLE_MAX_N = 1000
+from .estimate import STARTUP_SECONDS, dataset_rows, timed_costs
+from .grid import Grid, load_grid
+from .registry import get_family
+from .shards import ROW_GROUP_BYTES, ROW_GROUP_ROWS
 
 # Sizes, estimated from n and the number of columns: a released CSV cell takes
 # about CELL_BYTES (digits and comma), the other text of a task (prompt,
@@ -62,16 +43,6 @@ SHARD_TEXT_BYTES = ZSTD_RATIO * SHARD_BYTES
 CHUNK_ROWS = 256
 DATASET_COPIES = 18
 WORKER_MEMORY_BYTES = 1 << 30
-
-# The clipping probe: PROBE_DRAWS datasets of PROBE_N rows at each of
-# PROBE_EFFECTS, clean, from fixed streams of PROBE_SEED. It runs once per
-# (method, scenario) of the grid, whatever its N, effects, perturbations and
-# seeds (none of which it reads), so its cost is bounded by the catalogue.
-PROBE_N = 1000
-PROBE_DRAWS = 3
-PROBE_EFFECTS = ("null", "medium")
-PROBE_SEED = 20260101
-
 
 @dataclass
 class Plan:
@@ -141,14 +112,14 @@ class Plan:
 
     def work_seconds(self) -> float:
         """CPU seconds of the whole build on one core of this machine, from a
-        timed sample of the grid's own families (:func:`timed_costs`, run
+        timed sample of the grid's own families (:func:`taskfactory.estimate.timed_costs`, run
         once per plan)."""
         if self.costs is None:
             self.costs = timed_costs(self.grid, tuple(sorted({m for m, _ in self.datasets_by_size})))
         work = 0.0
         for (method, n), datasets in self.datasets_by_size.items():
             fixed, per_row = self.costs[method]
-            work += datasets * (fixed + per_row * _rows(method, n))
+            work += datasets * (fixed + per_row * dataset_rows(method, n))
         return work
 
     def parallel(self, jobs: int) -> int:
@@ -270,175 +241,6 @@ def estimate_task_bytes(method: str, scenario: str, n: int) -> int:
     """Estimated text of one task of ``method``/``scenario`` at ``n`` rows."""
     columns = len(get_scenario(method, scenario).columns())
     return get_family(method).rows(n) * (columns * CELL_BYTES + 1) + TASK_TEXT_BYTES
-
-
-def _rows(method: str, n: int) -> int:
-    """Rows of the largest dataset of ``method`` at ``n`` (0 without a dataset)."""
-    family = get_family(method)
-    return family.rows(n) if family.has_data else 0
-
-
-def _writing_seconds_per_char(records: list[dict]) -> float:
-    """Seconds the build spends on a character of its records' text in
-    Parquet: writing a worker's part (lz4), reading it back and writing the
-    shard (zstd), timed on ``records`` repeated to a full row group (of
-    ROW_GROUP_ROWS records or ROW_GROUP_BYTES characters, whichever is less)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    chars = sum(text_chars(rec) for rec in records)
-    copies = max(1, min(-(-ROW_GROUP_ROWS // len(records)), ROW_GROUP_BYTES // max(chars, 1)))
-    start = time.perf_counter()
-    part = pa.BufferOutputStream()
-    with ShardWriter(part, {}, transient=True) as writer:
-        for rec in records * copies:
-            writer.append(rec)
-    stored = pq.ParquetFile(pa.BufferReader(part.getvalue()))
-    with ShardWriter(pa.BufferOutputStream(), {}) as writer:
-        for i in range(stored.num_row_groups):
-            writer.append_row_group(stored.read_row_group(i))
-    return (time.perf_counter() - start) / max(chars * copies, 1)
-
-
-def timed_costs(g: Grid, methods: tuple[str, ...]) -> dict[str, tuple[float, float]]:
-    """Seconds one dataset of each of ``methods`` costs to release, record in
-    every prompt style of ``g`` and write to Parquet, as ``(fixed, per row)``:
-    timed at two N (see :data:`SAMPLE_MAX_N`) on the family's first cell's
-    scenario and effect, averaged over the perturbations the grid gives it;
-    the writing at the cost per character of text of the records made
-    (:func:`_writing_seconds_per_char`)."""
-    from .task import Dataset, record, release
-
-    cells = {}   # method -> (its first cell's scenario and effect, its N, its perturbations)
-    seen = {}    # (method, block id) -> block: the cells of a block are read once per method
-    for method, scenario, block in g.blocks():
-        _, sizes, perturbations = cells.setdefault(method, ((scenario, block.cells[0][1]), set(), []))
-        if (method, id(block)) in seen:
-            continue
-        seen[(method, id(block))] = block
-        for n, _, perturbation, _ in block.cells:
-            sizes.add(n)
-            if perturbation not in perturbations:
-                perturbations.append(perturbation)
-    made, records = {}, []   # method -> [(rows, seconds, characters of text)]; the records made
-
-    def release_and_record(coords: list[Coord]) -> tuple[float, int]:
-        start = time.perf_counter()
-        ds = release(g, coords[0])
-        recs = [record(g, c, ds) for c in coords] if isinstance(ds, Dataset) else []
-        seconds = time.perf_counter() - start
-        records.extend(recs)
-        return seconds, sum(text_chars(rec) for rec in recs)
-
-    for method in methods:
-        (scenario, effect), sizes, perturbations = cells[method]
-        small = min(sizes)
-        large = max([n for n in sizes if n <= SAMPLE_MAX_N], default=small)
-        split = g.split_of(method, scenario)
-
-        def coords(n: int, perturbation: str) -> list[Coord]:
-            return [Coord(method, scenario, n, effect, perturbation, 0, style, split) for style in g.prompt_styles]
-
-        release_and_record(coords(small, perturbations[0]))   # warm-up: imports, caches
-        made[method] = []
-        for n in sorted({small, large}):
-            timed = [release_and_record(coords(n, pert)) for pert in perturbations]
-            made[method].append((_rows(method, n), sum(t for t, _ in timed) / len(timed),
-                                 sum(c for _, c in timed) / len(timed)))
-    per_char = _writing_seconds_per_char(records) if records else 0.0
-    costs = {}
-    for method, points in made.items():
-        (r0, t0, c0), (r1, t1, c1) = points[0], points[-1]
-        t0, t1 = t0 + per_char * c0, t1 + per_char * c1
-        per_row = max(0.0, (t1 - t0) / (r1 - r0)) if r1 > r0 else 0.0
-        costs[method] = (max(0.0, t0 - per_row * r0), per_row)
-    return costs
-
-
-def check_clipping(g: Grid, parallel=None, parent_pid: int | None = None) -> None:
-    """Raise :class:`ScenarioError` for the first scenario of ``g`` whose
-    plausible ranges clip too many generated values (see :func:`probe_clipping`).
-    With ``parallel`` (a joblib Parallel) the scenarios are probed in its
-    workers, which stop when the process ``parent_pid`` dies (when given; see
-    :func:`taskfactory.build.enter_worker`)."""
-    root = str(scenario_root())
-    pairs = [(method, scenario) for method in g.methods if get_family(method).has_data   # no dataset: no clipping
-             for scenario in g.scenarios[method]]
-    if parallel is None:
-        for method, scenario in pairs:
-            probe_clipping(root, method, scenario)
-        return
-    from joblib import delayed
-
-    setting = scenario_setting()
-    found = dict(parallel(delayed(_probe_problem)(setting, parent_pid, method, scenario)
-                          for method, scenario in pairs))
-    for pair in pairs:   # the first in the grid's order, whichever worker finished first
-        if found[pair] is not None:
-            raise ScenarioError(found[pair])
-
-
-def _probe_problem(setting: str | None, parent_pid: int | None, method: str,
-                   scenario: str) -> tuple[tuple[str, str], str | None]:
-    """``((method, scenario), what the probe refused or None)``, for a build
-    worker (see :func:`taskfactory.build.enter_worker`)."""
-    from .build import enter_worker   # build imports this module
-
-    enter_worker(setting, parent_pid)
-    try:
-        probe_clipping(str(scenario_root()), method, scenario)
-    except ScenarioError as exc:
-        return (method, scenario), str(exc)
-    return (method, scenario), None
-
-
-@lru_cache(maxsize=None)
-def probe_clipping(root: str, method: str, scenario: str) -> None:
-    """Draw clean datasets of ``PROBE_N`` rows (or the family's maximum N) at the null and the medium effect
-    and raise :class:`ScenarioError` when a numeric column's plausible range
-    clips more than ``SCENARIO_CLIPPED_SHARE`` of its values, or when drawing
-    meets a data problem (:func:`~taskfactory.task.data_problems`; any other
-    exception is a bug, and propagates). ``root`` (the scenario folder) keys
-    the cache only."""
-    from .task import data_problems, draw_condition, warnings_as_errors
-
-    family, scen = get_family(method), get_scenario(method, scenario)
-    where = f"{scen.source or f'scenarios/{family.question_kind}.yaml'}, scenario '{scen.id}' ({method})"
-    ranges = scen.ranges()
-    n = PROBE_N if family.max_n is None else min(PROBE_N, family.max_n)
-    columns = _probe_columns(scen.columns())
-    for effect in PROBE_EFFECTS:
-        clipped, rows = Counter(), 0
-        for draw in range(PROBE_DRAWS):
-            rng = np.random.default_rng(np.random.SeedSequence(PROBE_SEED, spawn_key=(draw,)))
-            try:
-                with warnings_as_errors():
-                    cond = draw_condition(family, scen, n, EffectLevel(effect), "none", 0.05, rng)
-                    table = family.generate(dataclasses.replace(cond, columns=columns), rng)
-            except data_problems(family) as exc:
-                raise ScenarioError(f"{where}: drawing a dataset of {n} rows at the {effect} effect fails "
-                                    f"({type(exc).__name__}: {' '.join(str(exc).split())})") from None
-            clipped.update(kit.clipped_counts(table, columns))
-            rows += kit.row_count(table)
-        for name, (lo, hi) in ranges.items():
-            share = clipped[name] / rows
-            if share > SCENARIO_CLIPPED_SHARE:
-                raise ScenarioError(f"{where}: the plausible range [{lo:g}, {hi:g}] of '{name}' clips "
-                                    f"{100 * share:.3g} % of values drawn at the {effect} effect (at most "
-                                    f"{100 * SCENARIO_CLIPPED_SHARE:g} %); widen the range or move the dgp")
-
-
-def _probe_columns(columns: list[dict]) -> list[dict]:
-    """The column specifications the probe draws with: those of the dataset,
-    less the id column, and with cluster and unit numbers left as numbers
-    rather than labels. Neither draws from the stream (the family assembles
-    them from the rows' order, see :func:`taskfactory.kit.finish`) and
-    neither is clipped, so the probe draws the same values and counts the
-    same clipped ones; only the text of the labels, most of its time, is not made."""
-    kept = [spec for spec in columns if spec["type"] != "id"]
-    if not any(spec["type"] in NUMERIC_TYPES for spec in kept):
-        return columns
-    return [{**spec, "type": "period"} if spec["type"] in DESIGN_TYPES else spec for spec in kept]
 
 
 def format_plan(p: Plan, jobs: int = 1) -> str:

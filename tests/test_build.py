@@ -452,22 +452,23 @@ def test_the_build_time_estimate_times_each_family_on_the_cells_the_grid_gives_i
                        "perturbations": ["none", "missing"], "effects": ["null"], "seeds": 3,
                        "exclude": [{"method": "fisher_exact", "n": 300},
                                    {"method": "wilson_ci", "perturbation": "missing"}]})
-    costs = planning.timed_costs(p.grid, ("fisher_exact", "welch_t", "wilson_ci"))
+    estimating = importlib.import_module("taskfactory.estimate")
+    costs = estimating.timed_costs(p.grid, ("fisher_exact", "welch_t", "wilson_ci"))
     assert sorted(costs) == ["fisher_exact", "welch_t", "wilson_ci"]
     assert all(fixed >= 0 and per_row >= 0 and fixed + 300 * per_row > 0 for fixed, per_row in costs.values())
     assert costs["wilson_ci"][1] == 0.0 and costs["fisher_exact"][1] == 0.0   # one N (no dataset; excluded)
     c, ds = dataset(small_grid("welch_t", n=40), "welch_t", "bp_trial", 40, "null")
-    assert 0 < planning._writing_seconds_per_char([record(small_grid("welch_t", n=40), c, ds)]) < 1e-6
+    assert 0 < estimating._writing_seconds_per_char([record(small_grid("welch_t", n=40), c, ds)]) < 1e-6
     # The cost of a dataset includes writing its records' text: at a second a
     # character, the tens of thousands of characters of a welch_t dataset's two
     # records outweigh any noise in the timing.
-    monkeypatch.setattr(planning, "_writing_seconds_per_char", lambda records: 1.0)
-    slow = planning.timed_costs(p.grid, ("welch_t",))["welch_t"]
+    monkeypatch.setattr(estimating, "_writing_seconds_per_char", lambda records: 1.0)
+    slow = estimating.timed_costs(p.grid, ("welch_t",))["welch_t"]
     assert slow[0] + 40 * slow[1] - (costs["welch_t"][0] + 40 * costs["welch_t"][1]) > 10_000
     monkeypatch.setattr(planning, "timed_costs", lambda g, methods: {m: (0.01, 1e-5) for m in methods})
     work = sum(d * (0.01 + 1e-5 * n) for (m, n), d in p.datasets_by_size.items() if m != "wilson_ci") \
         + sum(d * 0.01 for (m, _), d in p.datasets_by_size.items() if m == "wilson_ci")
-    assert p.estimate_seconds(1) == pytest.approx(planning.STARTUP_SECONDS + work)
+    assert p.estimate_seconds(1) == pytest.approx(estimating.STARTUP_SECONDS + work)
 
 
 def test_an_output_folder_that_cannot_be_written_is_refused(tmp_path, monkeypatch):
