@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-import taskfactory.corpus as corpus_module
+import taskfactory.corpus.checks as corpus_checks
 from taskfactory.answers import GOLD_FIELDS
 from taskfactory.cli import main
 from taskfactory.corpus import (COLUMN_RULES, P_DECISIONS, VALUE_RULES, check_shards, find_task, iter_records,
@@ -93,8 +93,8 @@ def hashed(monkeypatch):
         return digest(fh, name)
 
     monkeypatch.setattr(hashlib, "file_digest", counting)
-    monkeypatch.setattr(corpus_module, "SETTLED_NS", -1)
-    monkeypatch.setattr(corpus_module, "_CHECKED", {})
+    monkeypatch.setattr(corpus_checks, "SETTLED_NS", -1)
+    monkeypatch.setattr(corpus_checks, "_CHECKED", {})
     return counts
 
 
@@ -122,7 +122,7 @@ def test_each_command_hashes_each_shard_once(command, corpus, tmp_path, hashed):
 
 
 def test_a_shard_written_less_than_settled_ns_ago_is_hashed_at_every_check(corpus, hashed, monkeypatch):
-    monkeypatch.setattr(corpus_module, "SETTLED_NS", 10**18)   # every file is recent
+    monkeypatch.setattr(corpus_checks, "SETTLED_NS", 10**18)   # every file is recent
     check_shards(corpus)
     check_shards(corpus)
     assert sum(hashed.values()) == 2 * len(SHARDS)   # file times step in clock ticks: a rewrite could keep the stamp

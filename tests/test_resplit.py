@@ -11,8 +11,8 @@ from click.testing import CliRunner
 import taskfactory as tf
 import taskfactory.copying as copying
 from taskfactory.cli import main
-from taskfactory.corpus import CorpusError, iter_records, sha256_file
-from taskfactory.errors import InputError
+from taskfactory.corpus import iter_records, sha256_file
+from taskfactory.errors import CorpusError, InputError
 from taskfactory.resplit import SplitRule, resplit
 from taskfactory.shards import write_shard
 
