@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import yaml
 
-from .corpus import ORIGIN_REAL
+from .corpus.layout import ORIGIN_REAL
 from .shards import fields, schema
 
 #: The license the card declares for a corpus: the one taskfactory is under.

@@ -8,9 +8,10 @@ numpy alone.
 A table is a dict of numpy arrays of equal length, by column name, in the
 order of the condition's column specifications: ``generate`` returns the
 drawn table (:func:`finish`), :func:`release_table` makes the released one and
-:func:`to_csv_text` writes it. A ``condition`` seen by these helpers needs
-only the attributes ``n``, ``columns`` (a list of column specifications),
-``roles``, ``params``, ``dgp`` and ``perturbation``.
+:func:`to_csv_text` writes it, the two as :func:`released_csv` runs them. A
+``condition`` seen by these helpers needs only the attributes ``n``,
+``columns`` (a list of column specifications), ``roles``, ``params``, ``dgp``
+and ``perturbation``.
 """
 
 import numpy as np
@@ -401,6 +402,13 @@ def to_csv_text(table, columns):
         formats.append(fmt)
         cells[:, j] = values
     return header + (",".join(formats) + "\n") * n % tuple(cells.ravel().tolist())
+
+
+def released_csv(drawn, condition, rng):
+    """The released CSV text of the ``drawn`` table: released as
+    :func:`release_table` releases it (on ``rng``, after the draw), written by
+    :func:`to_csv_text`. The one rule a build and an emitted script both follow."""
+    return to_csv_text(release_table(drawn, condition, rng), condition.columns)
 
 
 def column_spec(condition, role):

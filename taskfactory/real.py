@@ -470,7 +470,7 @@ def analyse_item(item: RealItem, text: str) -> Dataset:
     except data_problems(family) as exc:
         message = str(exc) if isinstance(exc, DataError) else f"{type(exc).__name__}: {exc}"
         raise SpecError(f"its data cannot give a reliable p-value with {item.method}: {message}") from None
-    return Dataset(data_id=data_id(item), attempt=0, condition=cond, stream=(), csv_text=text, n_rows=rows,
+    return Dataset(data_id=data_id(item), attempt=0, condition=cond, csv_text=text, n_rows=rows,
                    gold=judged.gold, naive=judged.naive, kept=judged.kept, n_blank_cells=judged.n_blank_cells,
                    n_impossible_values=judged.n_impossible_values,
                    reference_r=reference_r(family, cond.roles, ranges, item.data_filename),

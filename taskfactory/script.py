@@ -39,8 +39,7 @@ FOOTER = '''
 
 def main(path=None):
     rng = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=SPAWN_KEY))
-    data = release_table(generate(CONDITION, rng), CONDITION, rng)
-    text = to_csv_text(data, CONDITION.columns)
+    text = released_csv(generate(CONDITION, rng), CONDITION, rng)
     with open(path or CONDITION.data_filename, "w", encoding="utf-8", newline="") as fh:
         fh.write(text)
 
@@ -119,15 +118,13 @@ def _check_names(funcs: list, constants: dict) -> None:
 
 @lru_cache(maxsize=None)
 def emitted_source(generate) -> str:
-    """The source of ``generate``, ``kit.release_table`` and ``kit.to_csv_text`` with all they call."""
+    """The source of ``generate`` and ``kit.released_csv`` with all they call."""
     funcs, constants = _dependencies(generate)
     seen = {id(f) for f in funcs}
-    for root in (kit.release_table, kit.to_csv_text):
-        more, more_constants = _dependencies(root)
-        funcs += [f for f in more if id(f) not in seen]
-        seen |= {id(f) for f in more}
-        for name, value in more_constants.items():
-            _add_constant(constants, name, value)
+    more, more_constants = _dependencies(kit.released_csv)
+    funcs += [f for f in more if id(f) not in seen]
+    for name, value in more_constants.items():
+        _add_constant(constants, name, value)
     _check_names(funcs, constants)
     funcs.sort(key=lambda f: (f.__module__ != kit.__name__, f.__module__, f.__code__.co_firstlineno))
     parts = [f"{name} = {value!r}" for name, value in sorted(constants.items())]

@@ -30,13 +30,14 @@ from ._version import __version__
 from .analysis import prepare, read_csv_columns, run_test
 from .condition import Condition
 from .errors import DataError
+from .family import Family
 from .grid import Coord, Grid
 from .prompts import render_prompt
 from .reference import closed_reference, reference_py, reference_r
 from .registry import get_family
 from .result import TestResult, z_of_p
 from .catalogue import get_scenario
-from .scenarios import MAX_CLIPPED_SHARE
+from .scenarios import MAX_CLIPPED_SHARE, Scenario
 from .shards import stored_params, stored_roles
 from .script import render as render_script, render_behaviour
 
@@ -91,18 +92,36 @@ def data_key(grid: Grid, c: Coord) -> str:
     return f"{grid.seed}|{c.method}|{c.scenario}|{c.n}|{c.effect.key}|{c.perturbation}|{c.seed}"
 
 
-def ids(grid: Grid, c: Coord) -> tuple[str, str, tuple[int, ...]]:
-    """``(task_id, data_id, stream_key)`` of a task.
+@dataclass(frozen=True)
+class DatasetKey:
+    """What the tasks of one drawn dataset share, computed once per dataset:
+    its family and scenario, the text its ids hash (:func:`data_key`), its
+    data_id and the key of its random stream. data_id hashes every
+    coordinate but the prompt style, so the prompt styles of one dataset share
+    it (and their stream); a task id adds the style and alpha."""
 
-    data_id hashes every coordinate but the prompt style, so the variants of
-    one dataset share it (and their random stream); task_id adds the style and
-    alpha.
-    """
-    dkey = data_key(grid, c)
-    ddig = hashlib.sha256(dkey.encode()).digest()
-    tdig = hashlib.sha256(f"{dkey}|{c.prompt_style}|{grid.alpha!r}".encode()).hexdigest()
-    stream = tuple(int.from_bytes(ddig[i:i + 4], "big") for i in range(0, 16, 4))
-    return f"{c.method}-{tdig[:12]}", f"{c.method}-{ddig.hex()[:12]}", stream
+    family: Family
+    scenario: Scenario
+    text: str
+    data_id: str
+    stream: tuple[int, ...]
+
+    def task_id(self, style: str, alpha: float) -> str:
+        return f"{self.family.name}-{hashlib.sha256(f'{self.text}|{style}|{alpha!r}'.encode()).hexdigest()[:12]}"
+
+
+def dataset_key(grid: Grid, c: Coord) -> DatasetKey:
+    """The :class:`DatasetKey` of the dataset of task ``c``."""
+    text = data_key(grid, c)
+    digest = hashlib.sha256(text.encode()).digest()
+    return DatasetKey(get_family(c.method), get_scenario(c.method, c.scenario), text, f"{c.method}-{digest.hex()[:12]}",
+                      tuple(int.from_bytes(digest[i:i + 4], "big") for i in range(0, 16, 4)))
+
+
+def ids(grid: Grid, c: Coord) -> tuple[str, str, tuple[int, ...]]:
+    """``(task_id, data_id, stream_key)`` of a task (see :class:`DatasetKey`)."""
+    key = dataset_key(grid, c)
+    return key.task_id(c.prompt_style, grid.alpha), key.data_id, key.stream
 
 
 def plain(obj):
@@ -126,7 +145,6 @@ class Dataset:
     data_id: str
     attempt: int
     condition: Condition
-    stream: tuple
     csv_text: str | None
     n_rows: int | None
     gold: TestResult | None
@@ -140,6 +158,7 @@ class Dataset:
     hints: tuple[str, ...] = ()
     accepted: tuple[TestResult | None, ...] = ()   # one per family.accepted; None where it cannot run (real data)
     script_behaviour: str | None = None   # the part of the emitted script the prompt styles share
+    key: DatasetKey | None = None   # a drawn dataset's (a real one has none)
 
 
 @dataclass
@@ -237,50 +256,49 @@ def judge(family, cond: Condition, csv_text: str, ranges: dict, every_test: bool
 
 def release(grid: Grid, c: Coord) -> Dataset | Rejected:
     """Draw, release and analyse the dataset of ``c`` (retrying on failure)."""
-    family = get_family(c.method)
-    scen = get_scenario(c.method, c.scenario)
-    _, data_id, stream = ids(grid, c)
+    key = dataset_key(grid, c)
+    family, scen = key.family, key.scenario
     reasons = []
     for attempt in range(MAX_ATTEMPTS):
         try:
             with RELEASE_LOCK, one_thread(), warnings_as_errors():
-                rng_params, data_stream = _streams(grid, stream, attempt)
+                rng_params, data_stream = _streams(grid, key.stream, attempt)
                 cond = draw_condition(family, scen, c.n, c.effect, c.perturbation, grid.alpha, rng_params)
                 if not family.has_data:
-                    return _closed_form(family, cond, data_id, attempt, data_stream)
+                    return _closed_form(family, cond, key, attempt)
                 rng = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=data_stream))
                 drawn = family.generate(cond, rng)
                 n_rows = kit.row_count(drawn)
                 _check_clipping(kit.clipped_counts(drawn, cond.columns), n_rows)
-                csv_text = kit.to_csv_text(kit.release_table(drawn, cond, rng), cond.columns)
+                csv_text = kit.released_csv(drawn, cond, rng)
                 ranges = scen.ranges()
                 judged = judge(family, cond, csv_text, ranges)
-            return Dataset(data_id=data_id, attempt=attempt, condition=cond, stream=data_stream, csv_text=csv_text,
+            return Dataset(data_id=key.data_id, attempt=attempt, condition=cond, csv_text=csv_text,
                            n_rows=n_rows, gold=judged.gold, naive=judged.naive, kept=judged.kept,
                            n_blank_cells=judged.n_blank_cells, n_impossible_values=judged.n_impossible_values,
                            reference_r=reference_r(family, cond.roles, ranges, cond.data_filename),
                            reference_py=reference_py(family, cond.roles, ranges, cond.data_filename),
                            hints=tuple(family.hints(cond, judged.data)), accepted=judged.accepted,
-                           script_behaviour=render_behaviour(family.generate, cond.literal(), grid.seed, data_stream))
+                           script_behaviour=render_behaviour(family.generate, cond.literal(), grid.seed, data_stream),
+                           key=key)
         except data_problems(family) as exc:
             reasons.append(f"attempt {attempt}: {type(exc).__name__}: {exc}")
-    return Rejected(data_id=data_id, reasons=reasons)
+    return Rejected(data_id=key.data_id, reasons=reasons)
 
 
-def _closed_form(family, cond: Condition, data_id: str, attempt: int, stream: tuple) -> Dataset:
+def _closed_form(family, cond: Condition, key: DatasetKey, attempt: int) -> Dataset:
     """The task of a family without a dataset: its gold from ``solve``."""
     values = {**family.shown_params(cond.params), **cond.roles, "n": cond.n}
-    return Dataset(data_id=data_id, attempt=attempt, condition=cond, stream=stream, csv_text=None, n_rows=None,
+    return Dataset(data_id=key.data_id, attempt=attempt, condition=cond, csv_text=None, n_rows=None,
                    gold=None, naive=None, kept=None, n_blank_cells=0, n_impossible_values=0,
                    reference_r=closed_reference(family, values, "r"), reference_py=closed_reference(family, values, "py"),
-                   answer=family.solve(cond))
+                   answer=family.solve(cond), key=key)
 
 
 def record(grid: Grid, c: Coord, ds: Dataset) -> dict:
     """The Parquet row of task ``c`` on its released dataset."""
-    family = get_family(c.method)
-    scen = get_scenario(c.method, c.scenario)
-    task_id, data_id, _ = ids(grid, c)
+    family, scen = ds.key.family, ds.key.scenario
+    task_id, data_id = ds.key.task_id(c.prompt_style, grid.alpha), ds.key.data_id
     cond = ds.condition
     words = {**family.question_words, **({} if family.has_data else family.shown_params(cond.params))}  # see Family.question_words
     context, question = scen.fill(scen.context, c.n, words), scen.fill(scen.question, c.n, words)
