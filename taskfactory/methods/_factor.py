@@ -19,7 +19,7 @@ import pandas as pd
 from ..family import reference_template, rewrite
 from ..result import TestResult
 
-#: The role that holds the levels of a factor exposure of more than two levels, and its domain.
+#: The role that holds the number of levels of an exposure given as a factor, and its domain.
 LEVELS = "levels"
 LEVELS_DOMAIN = (1.0, 1e6)
 #: How a method's name ends when it is the Wald z of one coefficient.
