@@ -79,7 +79,8 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", help="corpus folder (default: a temporary one)")
     ap.add_argument("--json", dest="json_out", help="write the figures to this JSON file")
-    ap.add_argument("--plan", action="store_true", help="also time `taskfactory plan GRID --jobs N` and keep its estimate")
+    ap.add_argument("--plan", action="store_true",
+                    help="also time `taskfactory plan GRID --jobs N` and keep its estimate")
     ap.add_argument("--verify", action="store_true", help="also time `taskfactory verify --all --jobs N` of the corpus")
     ap.add_argument("--record", metavar="FILE",
                     help="write the figures with the command, date and machine to FILE (docs/performance/*.json)")

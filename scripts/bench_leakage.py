@@ -6,7 +6,7 @@ that memory does not grow with the corpus; and the paper corpus
 (``grids/paper.yaml``) against a 2,000-item benchmark whose items name 50
 CSV files, as real benchmarks do.
 
-    python scripts/bench_leakage.py [--work /tmp/leakbench] [--jobs 2]
+    python scripts/bench_leakage.py [--work /tmp/leakbench] [--jobs 2] [--no-paper] [--record FILE]
 
 Each check is timed reading the corpus in ``--jobs`` processes, with the peak
 RSS of the main process and of the largest worker; the Python heap's peak is
@@ -21,7 +21,9 @@ one of 40 random datasets, and 80 planted copies: prompts, questions and
 contexts with a tenth or a fifth of their words replaced, and datasets copied
 with tabs, semicolons and decimal commas, CR line endings, rounded, or with a
 tenth of their rows dropped (10 files). The script reports how many of each
-were flagged.
+were flagged. ``--no-paper`` leaves the paper corpus out (its build takes
+minutes); ``--record FILE`` writes the figures with the command, date and
+machine for scripts/performance_doc.py.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from collections import Counter
 from pathlib import Path
 
 import taskfactory as tf
+from performance_doc import Recorder
 from taskfactory.corpus import iter_records
 
 BASE = {"seed": 77, "methods": "all", "effects": ["null", "borderline", "medium"], "prompt_styles": ["basic", "guided"],
@@ -171,14 +174,46 @@ def _line(name: str, res: dict, items: int, jobs: int) -> str:
             f"flagged {len(planted)}, look-alikes flagged {len(false)}")
 
 
+def figures(res: dict, bench: Path) -> dict:
+    """One check's figures: its time, memory, and planted copies and look-alikes flagged of those in ``bench``."""
+    ids = [json.loads(line)["id"] for line in bench.read_text().splitlines()]
+    kept = ("tasks", "seconds", "peak_rss_mb", "worker_peak_rss_mb", "python_heap_peak_mb")
+    return {**{k: res[k] for k in kept}, "items": len(ids),
+            "planted": sum(i.startswith("planted") for i in ids),
+            "planted_flagged": sum(f.startswith("planted") for f in res["flagged"]),
+            "lookalikes": sum(i.startswith("lookalike") for i in ids),
+            "lookalikes_flagged": sum(f.startswith("lookalike") for f in res["flagged"])}
+
+
+def paper(work: Path, jobs: int) -> tuple[dict, dict]:
+    """The paper corpus against the 2,000-item benchmark: the check's figures,
+    and per kind of planted copy [flagged, planted]."""
+    corpus = work / "paper"
+    if not (corpus / "manifest.json").exists():
+        tf.build(Path(__file__).resolve().parent.parent / "grids" / "paper.yaml", corpus, jobs=jobs, overwrite=True)
+    bench = make_goal_bench(corpus, work / "bench-2000")
+    res = _run(corpus, bench, jobs)
+    print(_line("paper", res, 2000, jobs) + " (of 80 and 1,920)")
+    planted = Counter(json.loads(line)["id"].rsplit("_", 1)[0] for line in bench.read_text().splitlines()
+                      if line.startswith('{"id": "planted'))
+    caught = Counter(f.rsplit("_", 1)[0] for f in res["flagged"] if f.startswith("planted"))
+    kinds = {kind.removeprefix("planted_"): [caught[kind], n] for kind, n in sorted(planted.items())}
+    print("  planted, flagged: " + ", ".join(f"{kind} {got}/{n}" for kind, (got, n) in kinds.items()))
+    return figures(res, bench), kinds
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--work", default="/tmp/taskfactory-leakbench")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--no-paper", action="store_true", help="leave out the paper corpus (its build takes minutes)")
+    ap.add_argument("--record", metavar="FILE",
+                    help="write the figures with the command, date and machine to FILE (docs/performance/*.json)")
     args = ap.parse_args(argv)
+    run = Recorder(__file__, argv)
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    results = {}
+    results, corpora = {}, {}
     for size in ("small", "large"):
         corpus = work / size
         if not (corpus / "manifest.json").exists():
@@ -186,22 +221,17 @@ def main(argv=None) -> int:
         bench = work / f"bench-{size}.jsonl"
         make_bench(corpus, bench)
         results[size] = _run(corpus, bench, args.jobs)
+        corpora[size] = figures(results[size], bench)
         print(_line(size, results[size], 500, args.jobs) + " (of 20 and 480)")
     ratio = results["large"]["tasks"] / results["small"]["tasks"]
     peak = {size: max(res["peak_rss_mb"], res["worker_peak_rss_mb"]) for size, res in results.items()}
     print(f"corpus {ratio:.1f}x larger: peak RSS x{peak['large'] / peak['small']:.2f}, "
           f"Python heap peak x{results['large']['python_heap_peak_mb'] / results['small']['python_heap_peak_mb']:.2f}")
-    paper = work / "paper"
-    if not (paper / "manifest.json").exists():
-        tf.build(Path(__file__).resolve().parent.parent / "grids" / "paper.yaml", paper, jobs=args.jobs, overwrite=True)
-    bench = make_goal_bench(paper, work / "bench-2000")
-    res = _run(paper, bench, args.jobs)
-    print(_line("paper", res, 2000, args.jobs) + " (of 80 and 1,920)")
-    planted = Counter(json.loads(line)["id"].rsplit("_", 1)[0] for line in bench.read_text().splitlines()
-                      if line.startswith('{"id": "planted'))
-    caught = Counter(f.rsplit("_", 1)[0] for f in res["flagged"] if f.startswith("planted"))
-    print("  planted, flagged: " + ", ".join(f"{kind.removeprefix('planted_')} {caught[kind]}/{n}"
-                                             for kind, n in sorted(planted.items())))
+    found = {"jobs": args.jobs, "corpora": corpora}
+    if not args.no_paper:
+        corpora["paper"], found["paper_kinds"] = paper(work, args.jobs)
+    if args.record:
+        run.write(args.record, found)
     return 0
 
 

@@ -77,8 +77,8 @@ def main(argv=None) -> int:
           f"estimated build {f['estimate_hours_2_cores']:.1f} h on 2 cores (timed sample "
           f"{f['estimate_sample_seconds']:.2f} s); peak RSS {f['peak_rss_mb']:.0f} MB")
     w = f["wide"] = wide()
-    print(f"planned {w['tasks']} tasks over {w['sample_sizes']} sample sizes with {w['exclude_rules']} exclude rules in "
-          f"{w['seconds']:.2f} s; peak RSS {w['peak_rss_mb']:.0f} MB")
+    print(f"planned {w['tasks']} tasks over {w['sample_sizes']} sample sizes with {w['exclude_rules']} exclude rules"
+          f" in {w['seconds']:.2f} s; peak RSS {w['peak_rss_mb']:.0f} MB")
     if args.record:
         run.write(args.record, f)
     return 0

@@ -4,7 +4,7 @@
 Both run on the same datasets, and their p-values are checked to agree.
 
     python scripts/bench_vs_r.py [--methods welch_t ...] [--n 4800] [--datasets 20] [--reps 5] [--json]
-    python scripts/bench_vs_r.py --corpus corpus/ [--limit 20] [--methods ...] [--reps 5] [--json]
+    python scripts/bench_vs_r.py --corpus corpus/ [--limit 20] [--methods ...] [--reps 5] [--json] [--record FILE]
 
 Default mode: for each registered family with a dataset, ``--datasets``
 datasets are released at N (``taskfactory.task.release``: scenarios cycled,
@@ -51,6 +51,8 @@ disagreement, an R error (a missing R package is named) or a Python error is
 reported in the family's row.
 
 Without ``Rscript`` on PATH (or ``--rscript``) only the Python side is timed.
+``--record FILE`` writes what ``--json`` prints, with the command, date and
+machine, for scripts/performance_doc.py.
 Exit status: 0, 1 on a disagreement or an error in any row, 2 on bad input.
 """
 
@@ -88,6 +90,7 @@ from taskfactory.verify import coord_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from crosscheck_r import TOLERANCE, r_string  # noqa: E402  the R-running conventions of the cross-check
+from performance_doc import Recorder  # noqa: E402
 
 #: Environment of the Rscript process, as scripts/crosscheck_r.py runs it (C locale: R orders levels as the gold).
 R_ENV = {"LC_ALL": "C", "LANG": "C", "PATH": "/usr/local/bin:/usr/bin:/bin"}
@@ -675,7 +678,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print the table as JSON")
     ap.add_argument("--keep", metavar="DIR",
                     help="write the CSVs and the R script into DIR (new or empty) and keep them")
+    ap.add_argument("--record", metavar="FILE",
+                    help="write the JSON with the command, date and machine to FILE (docs/performance/*.json)")
     args = ap.parse_args(argv)
+    run = Recorder(__file__, argv)
     for name in ("n", "datasets", "reps"):
         if getattr(args, name) < 1:
             ap.error(f"--{name.replace('_', '-')} must be at least 1")
@@ -745,12 +751,15 @@ def main(argv=None) -> int:
     s = summary(rows, with_r, seconds, facts or {})
     if closed:
         s["closed_form_tasks_skipped"] = closed
+    report = finite({"mode": "corpus" if args.corpus else "released",
+                     "corpus": args.corpus, "n": None if args.corpus else args.n,
+                     "datasets_per_family": None if args.corpus else args.datasets, "limit": args.limit,
+                     "reps": args.reps, "min_rep_ms": args.min_rep_ms, "rscript": rscript,
+                     "r_run": with_r, "r_skipped": args.no_r, "rows": rows, "summary": s})
+    if args.record:
+        run.write(args.record, report)
     if args.json:
-        print(json.dumps(finite({"mode": "corpus" if args.corpus else "released",
-                          "corpus": args.corpus, "n": None if args.corpus else args.n,
-                          "datasets_per_family": None if args.corpus else args.datasets, "limit": args.limit,
-                          "reps": args.reps, "min_rep_ms": args.min_rep_ms, "rscript": rscript,
-                          "r_run": with_r, "r_skipped": args.no_r, "rows": rows, "summary": s}), indent=1))
+        print(json.dumps(report, indent=1))
     else:
         where = (f"corpus {args.corpus}" if args.corpus
                  else f"{args.datasets} released dataset(s) per family at N = {args.n}")
