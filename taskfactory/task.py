@@ -106,6 +106,11 @@ class DatasetKey:
     data_id: str
     stream: tuple[int, ...]
 
+    def data_stream(self, attempt: int) -> tuple[int, ...]:
+        """The spawn key of the data's random stream at ``attempt`` (the
+        nuisance parameters' is ``stream + (attempt, 0)``)."""
+        return self.stream + (attempt, 1)
+
     def task_id(self, style: str, alpha: float) -> str:
         return f"{self.family.name}-{hashlib.sha256(f'{self.text}|{style}|{alpha!r}'.encode()).hexdigest()[:12]}"
 
@@ -167,10 +172,9 @@ class Rejected:
     reasons: list
 
 
-def _streams(grid: Grid, stream: tuple, attempt: int):
-    params = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=stream + (attempt, 0)))
-    data_key = stream + (attempt, 1)
-    return params, data_key
+def _streams(grid: Grid, key: DatasetKey, attempt: int):
+    params = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=key.stream + (attempt, 0)))
+    return params, key.data_stream(attempt)
 
 
 def draw_condition(family, scen, n: int, effect, perturbation: str, alpha: float, rng) -> Condition:
@@ -262,7 +266,7 @@ def release(grid: Grid, c: Coord) -> Dataset | Rejected:
     for attempt in range(MAX_ATTEMPTS):
         try:
             with RELEASE_LOCK, one_thread(), warnings_as_errors():
-                rng_params, data_stream = _streams(grid, key.stream, attempt)
+                rng_params, data_stream = _streams(grid, key, attempt)
                 cond = draw_condition(family, scen, c.n, c.effect, c.perturbation, grid.alpha, rng_params)
                 if not family.has_data:
                     return _closed_form(family, cond, key, attempt)

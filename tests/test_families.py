@@ -202,7 +202,7 @@ def test_generated_values_stay_inside_plausible_ranges(method):
     for scen in tf.load_scenarios(method):
         for effect in ("null", "medium"):
             _, ds = dataset(grid, method, scen.id, n, effect)
-            rng = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=ds.stream))
+            rng = np.random.default_rng(np.random.SeedSequence(grid.seed, spawn_key=ds.key.data_stream(ds.attempt)))
             table = fam.generate(ds.condition, rng)
             for name, count in kit.clipped_counts(table, ds.condition.columns).items():
                 assert count <= max(1, n // 100), f"{scen.id}.{name}: {count} of {n} values clipped to the range"
