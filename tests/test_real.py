@@ -311,7 +311,7 @@ def test_the_shipped_real_set_covers_every_family_with_data_and_verifies(shipped
 
 def test_the_python_reference_of_every_shipped_real_task_prints_its_gold(shipped, monkeypatch, capsys):
     """The reference agent plays the R code where R is installed; the Python code is checked here, run on the
-    item's CSV (|dz| < 0.01, the cross-check's bound; 38 tasks agree within 1.4e-10)."""
+    item's CSV (|dz| < 0.01, the cross-check's bound)."""
     monkeypatch.chdir(EXAMPLES.parent / "data")
     off = {}
     for task in iter_records(shipped, columns=["task_id", "prompt_style", "reference_py", "gold_p"]):
