@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from performance_doc import Recorder
+from performance_doc import Recorder, add_record_option
 from taskfactory.agent import Limits, Sandbox, isolation_problem
 from taskfactory.agent import sandbox as sandbox_module
 
@@ -196,8 +196,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sessions", type=int, default=4)
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--record", metavar="FILE",
-                    help="write the figures with the command, date and machine to FILE (docs/performance/*.json)")
+    add_record_option(ap)
     args = ap.parse_args(argv)
     run = Recorder(__file__, argv)
     if problem := isolation_problem():

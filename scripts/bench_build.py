@@ -25,7 +25,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from performance_doc import Recorder
+from performance_doc import Recorder, add_record_option
 from taskfactory.analysis import prepare, read_csv_text
 from taskfactory.condition import Condition
 from taskfactory.corpus import iter_records
@@ -82,8 +82,7 @@ def main(argv=None) -> int:
     ap.add_argument("--plan", action="store_true",
                     help="also time `taskfactory plan GRID --jobs N` and keep its estimate")
     ap.add_argument("--verify", action="store_true", help="also time `taskfactory verify --all --jobs N` of the corpus")
-    ap.add_argument("--record", metavar="FILE",
-                    help="write the figures with the command, date and machine to FILE (docs/performance/*.json)")
+    add_record_option(ap)
     args = ap.parse_args(argv)
     run = Recorder(__file__, argv)
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:

@@ -37,7 +37,7 @@ from collections import Counter
 from pathlib import Path
 
 import taskfactory as tf
-from performance_doc import Recorder
+from performance_doc import Recorder, add_record_option
 from taskfactory.corpus import iter_records
 
 BASE = {"seed": 77, "methods": "all", "effects": ["null", "borderline", "medium"], "prompt_styles": ["basic", "guided"],
@@ -207,8 +207,7 @@ def main(argv=None) -> int:
     ap.add_argument("--work", default="/tmp/taskfactory-leakbench")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-paper", action="store_true", help="leave out the paper corpus (its build takes minutes)")
-    ap.add_argument("--record", metavar="FILE",
-                    help="write the figures with the command, date and machine to FILE (docs/performance/*.json)")
+    add_record_option(ap)
     args = ap.parse_args(argv)
     run = Recorder(__file__, argv)
     work = Path(args.work)

@@ -22,7 +22,7 @@ import sys
 import time
 
 import taskfactory as tf
-from performance_doc import Recorder
+from performance_doc import Recorder, add_record_option
 
 
 def peak_mb() -> float:
@@ -67,8 +67,7 @@ def wide() -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", type=int, default=1_000_000)
-    ap.add_argument("--record", metavar="FILE",
-                    help="write the figures with the command, date and machine to FILE (docs/performance/*.json)")
+    add_record_option(ap)
     args = ap.parse_args(argv)
     run = Recorder(__file__, argv)
     f = million(args.tasks)

@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from performance_doc import Recorder
+from performance_doc import Recorder, add_record_option
 
 EXE = Path(sys.executable).with_name("taskfactory")
 
@@ -35,8 +35,7 @@ def timed(args: list[str], runs: int) -> list[float]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--record", metavar="FILE",
-                    help="write the figures with the command, date and machine to FILE (docs/performance/*.json)")
+    add_record_option(ap)
     args = ap.parse_args(argv)
     run = Recorder(__file__, argv)
     if not EXE.exists():

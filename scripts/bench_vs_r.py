@@ -90,7 +90,7 @@ from taskfactory.verify import coord_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from crosscheck_r import TOLERANCE, r_string  # noqa: E402  the R-running conventions of the cross-check
-from performance_doc import Recorder  # noqa: E402
+from performance_doc import Recorder, add_record_option  # noqa: E402
 
 #: Environment of the Rscript process, as scripts/crosscheck_r.py runs it (C locale: R orders levels as the gold).
 R_ENV = {"LC_ALL": "C", "LANG": "C", "PATH": "/usr/local/bin:/usr/bin:/bin"}
@@ -678,8 +678,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print the table as JSON")
     ap.add_argument("--keep", metavar="DIR",
                     help="write the CSVs and the R script into DIR (new or empty) and keep them")
-    ap.add_argument("--record", metavar="FILE",
-                    help="write the JSON with the command, date and machine to FILE (docs/performance/*.json)")
+    add_record_option(ap)
     args = ap.parse_args(argv)
     run = Recorder(__file__, argv)
     for name in ("n", "datasets", "reps"):

@@ -43,6 +43,12 @@ Line = tuple[str, str | None]
 
 # --- writing a record ------------------------------------------------------------------
 
+def add_record_option(parser) -> None:
+    """A benchmark's ``--record FILE`` option (see :class:`Recorder`)."""
+    parser.add_argument("--record", metavar="FILE",
+                        help="write the figures with the command, date and machine to FILE (docs/performance/*.json)")
+
+
 class Recorder:
     """One benchmark run: its command, date, start and the machine's load
     taken when it begins; :meth:`write` adds its figures, the machine, and
