@@ -381,8 +381,12 @@ def data_design(normalized: dict, item_id: str, text: str) -> tuple[dict, dict]:
     adds it, :meth:`Family.roles_for_data`)."""
     roles, ranges = checked_design(normalized, item_id)
     family = get_family(item_of(normalized, item_id).method)
-    data = prepare(family, read_csv_columns(text, [*family.role_columns(roles), *ranges]), roles, ranges)
-    return family.roles_for_data(roles, data), ranges
+    try:
+        columns = read_csv_columns(text, [*family.role_columns(roles), *ranges])
+    except Exception as exc:   # Arrow's reader says what it could not read
+        raise SpecError(f"item {corpus.shown(item_id)}: its released CSV is not a CSV of the columns its spec "
+                        f"names ({' '.join(str(exc).split())[:200]})") from None
+    return family.roles_for_data(roles, prepare(family, columns, roles, ranges)), ranges
 
 
 def _formula_columns(family, roles: dict) -> set:

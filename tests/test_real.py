@@ -190,6 +190,15 @@ def test_crosscheck_refuses_a_manifest_whose_value_role_is_code_or_whose_spec_is
     assert capsys.readouterr().err == "error: manifest.json: its spec does not match its grid_sha256\n"
 
 
+def test_crosscheck_refuses_a_real_task_whose_csv_lacks_the_columns_of_its_spec(imported):
+    check = crosscheck()
+    spec = check.real_spec(json.loads((imported / "manifest.json").read_text()))
+    task = next(t for t in iter_records(imported, columns=check.COLUMNS) if t["scenario"] == "clinic_sbp")
+    with pytest.raises(SpecError, match=r"^item 'clinic_sbp': its released CSV is not a CSV of the columns its spec "
+                                        r"names \(Column '\w+' in include_columns does not exist in CSV file\)$"):
+        check.design({**task, "data_csv": "a,b\n1,2\n"}, spec)
+
+
 def test_verify_refuses_a_corpus_whose_spec_holds_code_in_a_value_role_or_a_column_name(imported, tmp_path,
                                                                                        monkeypatch):
     """verify re-derives a real record only from a spec the import would have
