@@ -398,7 +398,7 @@ def test_an_exposure_of_text_is_tested_as_r_tests_a_factor_and_both_references_p
     assert ("res <- anova(fit0, fit1" in task["reference_r"]) == several
     family = tf.get_family(method)
     assert f"# R call: {family.canonical_for(roles_of(task['roles']))}" in task["reference_r"]
-    assert task["gold_df"] == ([levels - 1.0] if several else task["gold_df"])
+    assert task["gold_df"] == ([levels - 1.0] if several else [])   # a Wald z has no df
     monkeypatch.chdir(factors / "data")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
