@@ -93,6 +93,25 @@ def correlated_normals(rng, n, r):
     return zx, r * zx + np.sqrt(1.0 - r * r) * rng.standard_normal(n)
 
 
+def ar1(e, phi):
+    """The stationary AR(1) series of unit variance driven by unit-variance
+    innovations ``e``: z[0] = e[0], z[t] = phi z[t - 1] + sqrt(1 - phi^2) e[t]."""
+    z = np.empty(len(e))
+    z[0] = e[0]
+    scale = np.sqrt(1.0 - phi * phi)
+    for t in range(1, len(e)):
+        z[t] = phi * z[t - 1] + scale * e[t]
+    return z
+
+
+def time_order(condition, n):
+    """The period column numbering ``n`` rows drawn in time order 1, 2, ...,
+    where the scenario gives the rows a ``period`` role (a series of days),
+    as a mapping to add to the drawn columns; else an empty one."""
+    period = condition.roles.get("period")
+    return {period: np.arange(1, n + 1)} if period else {}
+
+
 def margin(z, spec, factor):
     """A monotone increasing map of standard normal scores onto a variable's scale:
     ``loc + scale * g(shift + k z)``, g the identity, exp, sinh or the logistic curve."""

@@ -67,7 +67,8 @@ _READ = str.maketrans({"\u2019": "'", "\u2018": "'", "χ": " chi ", "τ": " tau 
 #: Words written several ways, read as one.
 _SAME_WORD = {"oneway": "one way", "2": "two", "chisq": "chi square", "squared": "square", "versus": "vs",
               "samples": "sample", "proportions": "proportion", "variances": "variance", "tests": "test",
-              "ranks": "rank", "means": "mean", "terms": "term", "ttest": "t test", "utest": "u test", "errors": "error"}
+              "ranks": "rank", "means": "mean", "terms": "term", "differences": "difference", "changes": "change",
+              "ttest": "t test", "utest": "u test", "errors": "error"}
 
 
 _TRUE = re.compile(r"=\s*(?:T|1)\b")

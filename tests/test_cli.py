@@ -112,7 +112,7 @@ def test_methods_prints_a_table_of_the_families():
     assert lines[at + 1:at + 3] == [
         "                         also accepted: cor.test(x, y, method = \"kendall\")",
         "                         naive: Pearson correlation test, cor.test(x, y); medium: 0.3 (Spearman's rho); "
-        "n counts rows, at least 40; 12 scenarios of association"]
+        "n counts rows, at least 40; 20 scenarios of association"]
     at = lines.index("holm                     sum(p.adjust(p, method = \"holm\") <= 0.05)")
     assert lines[at + 1] == ("                         no dataset: the question states its numbers; answer: count; "
                              "n at least 20; 5 scenarios")

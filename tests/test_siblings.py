@@ -32,10 +32,12 @@ def _bench():
 def test_every_sibling_kind_is_listed_and_shares_every_scenario_its_design_can_take():
     """Every sibling takes every scenario of its kind, except that the within
     estimator takes only the clustered scenarios whose exposure varies within
-    clusters (a slope within clusters needs one), and takes all of those, and
-    the quadratic adjustment takes the regression scenarios with a covariate
+    clusters (a slope within clusters needs one), and takes all of those, the
+    quadratic adjustment takes the regression scenarios with a covariate
     whose curve the field knows (a worker's age, a pump's bathtub curve), five
-    of the eight."""
+    of the eight, and the correlations of first differences take the
+    association scenarios whose rows are a series (a period role), eight of
+    the twenty."""
     assert KINDS == ["association", "biomarker_panel", "clustered_regression", "counts", "k_groups", "paired",
                      "regression", "time_to_event", "two_groups", "two_proportions"]
     for kind in KINDS:
@@ -43,13 +45,17 @@ def test_every_sibling_kind_is_listed_and_shares_every_scenario_its_design_can_t
         every = ids[siblings(kind)[0]]
         within = [s.id for s in load_scenarios(siblings(kind)[0]) if s.dgp.get("exposure_varies") == WITHIN_CLUSTERS]
         curved = [i for i in every if i in ids.get("ols_quadratic", ())]
-        expected = {name: {"cluster_fixed_effects": within, "ols_quadratic": curved}.get(name, every) for name in ids}
+        series = [s.id for s in load_scenarios(siblings(kind)[0]) if "period" in s.roles]
+        expected = {name: {"cluster_fixed_effects": within, "ols_quadratic": curved, "pearson_differences": series,
+                           "spearman_differences": series}.get(name, every) for name in ids}
         assert ids == expected, kind
         if kind == "clustered_regression":
             assert len(within) == 5
         if kind == "regression":
             assert curved == ["work_hours_alcohol", "email_spend", "pump_downtime", "sick_leave_commute",
                               "glazing_cooling"] and len(every) == 8
+        if kind == "association":
+            assert len(series) == 8 and len(every) == 20
 
 
 @pytest.mark.parametrize("kind", KINDS)

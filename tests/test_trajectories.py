@@ -160,6 +160,23 @@ def test_the_choice_follows_the_printed_checks_not_the_family():
     assert decide("paired", read_checks(paired.replace("-0.512", "0.2")))[0] == "wilcoxon_signed_rank"
 
 
+def test_two_series_that_follow_their_previous_values_are_judged_by_their_changes():
+    series = ("Shapiro-Wilk test of load: W = 0.9021, p = 0.0012\n"
+              "Shapiro-Wilk test of rate: W = 0.9712, p = 0.3345\n"
+              "Lag-1 autocorrelation of load in the order of day (persistent beyond 0.4): r1 = 0.9132\n"
+              "Shapiro-Wilk test of the changes in load: W = 0.9811, p = 0.7012\n"
+              "Lag-1 autocorrelation of rate in the order of day (persistent beyond 0.4): r1 = 0.8411\n"
+              "Shapiro-Wilk test of the changes in rate: W = 0.9688, p = 0.3012\n")
+    assert decide("association", read_checks(series)) == (
+        "pearson_differences", "both series follow their previous value (lag-1 autocorrelations 0.9132, 0.8411), "
+                               "and their changes look normal (Shapiro-Wilk p = 0.7012, p = 0.3012)")
+    assert decide("association", read_checks(series.replace("p = 0.3012", "p = 0.0112")))[0] == "spearman_differences"
+    # one series that does not follow its previous value: the levels are independent pairs, judged by their shape
+    assert decide("association", read_checks(series.replace("r1 = 0.8411", "r1 = 0.1411")))[0] == "spearman"
+    levels = series.replace("p = 0.0012", "p = 0.0412")
+    assert decide("association", read_checks(levels.replace("r1 = 0.8411", "r1 = 0.1411")))[0] == "pearson"
+
+
 def test_a_trajectory_that_chose_neither_the_gold_nor_an_accepted_test_is_kept_out(corpus, sandbox, tmp_path):
     from taskfactory.agent.trajectories import play
     from taskfactory.agent.statistician import Statistician
@@ -285,12 +302,12 @@ def test_the_r_twins_of_the_checks_print_what_the_python_ones_print(tmp_path, sa
     """Each sibling kind's checks in R and in Python, on the same handled data,
     print the same values (to their printed digits) and lead to the same test."""
     from taskfactory.agent import checks_r
-    from taskfactory.agent.statistician import KINDS, OCTILE_SKEWED, check_code
+    from taskfactory.agent.statistician import KINDS, OCTILE_SKEWED, PERSISTENT, check_code
     from taskfactory.analysis import prepare, read_csv_text
     from taskfactory.catalogue import get_scenario
     from taskfactory.shards import roles_of
 
-    methods = ["welch_t", "kruskal_wallis", "sign_test", "spearman", "fisher_exact", "ols_robust", "negative_binomial",
+    methods = ["welch_t", "kruskal_wallis", "sign_test", "spearman_differences", "fisher_exact", "ols_robust", "negative_binomial",
                "cluster_fixed_effects", "cox_ph"]
     tf.build({"name": "twins", "seed": 3, "methods": methods, "n": [100], "effects": [{"name": "strong", "target_z": 3.5}],
               "prompt_styles": ["basic"], "perturbations": ["none"], "seeds": 1}, tmp_path / "c", progress=False)
@@ -309,7 +326,7 @@ def test_the_r_twins_of_the_checks_print_what_the_python_ones_print(tmp_path, sa
                  + check_code(kind, roles), {"d": data})
         space = sandbox.workspace({"d.csv": data.to_csv(index=False).encode()})
         try:
-            r = space.run("r", 'd <- read.csv("d.csv", na.strings = "")\n' + checks_r.checks(kind, roles, OCTILE_SKEWED))
+            r = space.run("r", 'd <- read.csv("d.csv", na.strings = "")\n' + checks_r.checks(kind, roles, OCTILE_SKEWED, PERSISTENT))
         finally:
             space.close()
         in_python, in_r = read_checks(python.getvalue()), read_checks(r.output)

@@ -78,10 +78,22 @@ def _paired(roles: dict, skewed: float) -> str:
             'cat(sprintf("Shapiro-Wilk test of the differences: W = %.4f, p = %.4g\\n", sw$statistic, sw$p.value))\n')
 
 
-def _association(roles: dict) -> str:
-    return "".join(f"sw <- shapiro.test(as.numeric({col(roles[r])}))\n"
+def _association(roles: dict, persistent: float) -> str:
+    code = "".join(f"sw <- shapiro.test(as.numeric({col(roles[r])}))\n"
                    f'cat(sprintf("Shapiro-Wilk test of %s: W = %.4f, p = %.4g\\n", {lit(roles[r])}, sw$statistic, '
                    "sw$p.value))\n" for r in ("x", "y"))
+    period = roles.get("period")
+    if period is None:
+        return code
+    code += (f"s <- d[order({col(period)}), ]\n"
+             f"k <- diff(s[[{lit(period)}]]) == 1  # changes from one period to the next\n")
+    return code + "".join(
+        f"v <- as.numeric(s[[{lit(roles[r])}]]); c <- v - mean(v)\n"
+        f'cat(sprintf("Lag-1 autocorrelation of %s in the order of %s (persistent beyond {persistent}): r1 = %.4f\\n", '
+        f"{lit(roles[r])}, {lit(period)}, sum(c[-1] * c[-length(c)]) / sum(c^2)))\n"
+        "sw <- shapiro.test(diff(v)[k])\n"
+        f'cat(sprintf("Shapiro-Wilk test of the changes in %s: W = %.4f, p = %.4g\\n", {lit(roles[r])}, '
+        "sw$statistic, sw$p.value))\n" for r in ("x", "y"))
 
 
 def _expected(a: str, b: str, label: str) -> str:
@@ -218,14 +230,17 @@ def _policy_change(roles: dict) -> str:
             f"length(unique({col(roles['unit'])}))))\n")
 
 
-def checks(kind: str, roles: dict, octile_skewed: float) -> str:
-    """The R code of ``kind``'s checks on ``d``."""
+def checks(kind: str, roles: dict, octile_skewed: float, persistent: float) -> str:
+    """The R code of ``kind``'s checks on ``d``, with the rules' thresholds
+    the printed labels name."""
     if kind == "paired":
         return _paired(roles, octile_skewed)
+    if kind == "association":
+        return _association(roles, persistent)
     return CODE[kind](roles)
 
 
-CODE = {"two_groups": _residual_normality, "k_groups": _residual_normality, "association": _association,
+CODE = {"two_groups": _residual_normality, "k_groups": _residual_normality,
         "two_proportions": _two_proportions, "regression": _regression, "counts": _counts,
         "clustered_regression": _clustered, "time_to_event": _time_to_event, "one_sample": _one_sample,
         "one_proportion": _one_proportion, "paired_binary": _paired_binary,

@@ -41,6 +41,10 @@ OCTILE_SKEWED = 0.4
 #: The Pearson dispersion ratio of a Poisson fit above which overdispersion
 #: matters (beside its test at CHECK_ALPHA).
 DISPERSION_MATERIAL = 1.2
+#: The lag-1 autocorrelation beyond which a series counts as persistent: both
+#: variables of a series beyond it call for their changes (an independent
+#: series of 40 passes it about 3 times in a thousand).
+PERSISTENT = 0.4
 
 _IMPORTS = "import numpy as np\nimport pandas as pd\nfrom scipy import stats\nimport statsmodels.api as sm\n"
 #: A printed check: ``<label>: <name> = <value>[, <name> = <value> ...]``.
@@ -95,9 +99,22 @@ def _paired(roles: dict) -> str:
 
 
 def _association(roles: dict) -> str:
-    return "".join(f"w, p = stats.shapiro(d[{roles[r]!r}].astype(float))\n"
+    code = "".join(f"w, p = stats.shapiro(d[{roles[r]!r}].astype(float))\n"
                    f"print('Shapiro-Wilk test of ' + {roles[r]!r} + f': W = {{w:.4f}}, p = {{p:.4g}}')\n"
                    for r in ("x", "y"))
+    period = roles.get("period")
+    if period is None:
+        return code
+    code += (f"s = d.sort_values({period!r}, kind='stable')\n"
+             f"k = np.diff(s[{period!r}].to_numpy(float)) == 1   # changes from one period to the next\n")
+    return code + "".join(
+        f"v = s[{roles[r]!r}].to_numpy(float)\n"
+        "c = v - v.mean()\n"
+        f"print('Lag-1 autocorrelation of ' + {roles[r]!r} + ' in the order of ' + {period!r} + "
+        f"f' (persistent beyond {PERSISTENT}): r1 = {{float(c[1:] @ c[:-1] / (c @ c)):.4f}}')\n"
+        "w, p = stats.shapiro(np.diff(v)[k])\n"
+        f"print('Shapiro-Wilk test of the changes in ' + {roles[r]!r} + f': W = {{w:.4f}}, p = {{p:.4g}}')\n"
+        for r in ("x", "y"))
 
 
 def _two_proportions(roles: dict) -> str:
@@ -297,12 +314,28 @@ def _paired_rule(checks: dict) -> tuple[str, str]:
     return "paired_t", f"the differences look normal (Shapiro-Wilk p = {_fmt(p)}) and symmetric (octile skewness {_fmt(octile)})"
 
 
-def _association_rule(checks: dict) -> tuple[str, str]:
+def _shapiro_pair(checks: dict, prefix: str, what: str) -> tuple[list[float], str]:
+    """The p-values of the two Shapiro-Wilk lines whose labels start with
+    ``prefix`` (one per variable), and how to quote them."""
     ps = [values["p"] for label, values in checks.items()
-          if label.startswith("Shapiro-Wilk") and isinstance(values.get("p"), float)]
+          if label.startswith(prefix) and isinstance(values.get("p"), float)]
     if len(ps) != 2:
-        raise MissingCheck("the checks printed no Shapiro-Wilk line for each variable")
-    shown = ", ".join(f"p = {_fmt(p)}" for p in ps)
+        raise MissingCheck(f"the checks printed no Shapiro-Wilk line for {what} of each variable")
+    return ps, ", ".join(f"p = {_fmt(p)}" for p in ps)
+
+
+def _association_rule(checks: dict) -> tuple[str, str]:
+    lags = [values["r1"] for label, values in checks.items()
+            if label.startswith("Lag-1 autocorrelation") and isinstance(values.get("r1"), float)]
+    if lags and min(lags) > PERSISTENT:   # two series that wander: only their changes are independent pairs
+        ps, shown = _shapiro_pair(checks, "Shapiro-Wilk test of the changes", "the changes")
+        persistence = f"both series follow their previous value (lag-1 autocorrelations {', '.join(map(_fmt, lags))})"
+        if min(ps) < CHECK_ALPHA / 2:
+            return "spearman_differences", (f"{persistence}, and their changes are far from normal (Shapiro-Wilk "
+                                            f"{shown}, each judged at half the level), so the ranks of the changes")
+        return "pearson_differences", f"{persistence}, and their changes look normal (Shapiro-Wilk {shown})"
+    levels = {label: values for label, values in checks.items() if not label.startswith("Shapiro-Wilk test of the changes")}
+    ps, shown = _shapiro_pair(levels, "Shapiro-Wilk test of", "the values")
     if min(ps) < CHECK_ALPHA / 2:
         return "spearman", (f"a variable is far from normal (Shapiro-Wilk {shown}, each judged at half the level), "
                             "so the ranks carry the association")
@@ -380,7 +413,7 @@ def check_code(kind: str, roles: dict, language: str = "python") -> str:
     """The code of ``kind``'s checks on ``d``: Python (numpy, pandas, scipy.stats
     and statsmodels imported) or its R twin (:mod:`taskfactory.agent.checks_r`)."""
     if language == "r":
-        return checks_r.checks(kind, roles, OCTILE_SKEWED)
+        return checks_r.checks(kind, roles, OCTILE_SKEWED, PERSISTENT)
     return KINDS[kind][0](roles) if kind in KINDS else ASSUMPTIONS[kind](roles)
 
 

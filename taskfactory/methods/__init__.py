@@ -11,7 +11,7 @@ FAMILY_ORDER = (
     "one_sample_t", "binomial_exact", "paired_t", "mcnemar", "welch_t", "mann_whitney", "wilcoxon_signed_rank", "sign_test",
     "one_way_anova", "welch_anova", "kruskal_wallis", "friedman", "factorial_anova",
     "chi_square_independence", "chi_square_gof", "two_proportion_z", "fisher_exact",
-    "pearson", "spearman", "kendall",
+    "pearson", "spearman", "kendall", "pearson_differences", "spearman_differences",
     "ols_coefficient", "ols_robust", "tobit", "ols_quadratic", "ols_cluster", "linear_mixed",
     "cluster_fixed_effects",
     "logistic_regression", "poisson_regression", "negative_binomial",

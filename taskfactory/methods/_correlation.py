@@ -9,10 +9,12 @@ other).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from functools import lru_cache
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from ..result import TestResult
@@ -229,3 +231,59 @@ def check_margin(scenario, role: str, extra_keys: tuple[str, ...] = ()) -> dict:
         raise ValueError(f"dgp {role} needs loc, a positive scale and a positive k")
     return spec
 
+
+def check_normal_margins(scenario, reach: float = 4.0, fine: bool = False) -> None:
+    """The margins of ``x`` and ``y`` given by dgp ``x_mean``, ``x_sd``, ``y_mean``,
+    ``y_sd``, checked: a positive SD, and mean +/- ``reach`` SDs inside the
+    variable's range; with ``fine`` (a series whose changes are tested), values recorded
+    to at most :data:`FINE_STEP` of the SD, so that rounding leaves the
+    changes' shape alone (their SD is 0.14 to 0.32 of the levels'). Raises
+    ``ValueError`` naming what is wrong."""
+    for role in ("x", "y"):
+        var = scenario.variable(scenario.roles[role])
+        lo, hi = var.range
+        mean = require_number(scenario.dgp[f"{role}_mean"], f"dgp {role}_mean")
+        sd = require_number(scenario.dgp[f"{role}_sd"], f"dgp {role}_sd")
+        if not sd > 0:
+            raise ValueError(f"dgp {role}_sd must be positive")
+        if not (lo < mean - reach * sd and mean + reach * sd < hi):
+            raise ValueError(f"dgp {role}_mean +/- {reach:g} {role}_sd must lie inside the range of '{var.name}'")
+        if fine and var.type == "numeric" and 10.0 ** -var.decimals > FINE_STEP * sd:
+            raise ValueError(f"'{var.name}' is recorded to {var.decimals} decimals, too coarse for the changes of a "
+                             f"series of SD {sd:g}: a step of at most {FINE_STEP:g} SD needs more decimals")
+        if fine and var.type != "numeric":
+            raise ValueError(f"'{var.name}' must be numeric (not integer) for the changes of a series")
+
+
+#: The coarsest recording step of a series whose changes are tested, in SDs of its level.
+FINE_STEP = 0.005
+
+
+def first_differences(condition, data) -> pd.DataFrame:
+    """The changes of ``x`` and ``y`` from one period to the next, the rows in
+    the order of ``period``: R's ``diff`` on ``d[order(d$period), ]``, kept
+    where the periods are consecutive (a period missing from the complete
+    rows leaves out the two changes it would join, which span two periods)."""
+    period = numeric(data, condition.roles["period"])
+    order = np.argsort(period, kind="stable")
+    one_step = np.diff(period[order]) == 1.0
+    x, y = condition.roles["x"], condition.roles["y"]
+    return pd.DataFrame({x: np.diff(numeric(data, x)[order])[one_step], y: np.diff(numeric(data, y)[order])[one_step]})
+
+
+def of_changes(test, condition, data) -> TestResult:
+    """A correlation ``test`` (such as :func:`pearson_test`) run on the
+    :func:`first_differences` of ``data``; its ``n`` the rows analysed, as
+    every family's is (the changes are fewer: its df and statistic say how many)."""
+    return dataclasses.replace(test(condition, first_differences(condition, data)), n=len(data))
+
+
+#: The range the persistence phi of a pair of series (pearson_differences,
+#: spearman_differences) is drawn from: their changes are nearly independent
+#: from one period to the next (lag-1 autocorrelation -(1 - phi) / 2).
+PERSISTENCE = (0.95, 0.99)
+
+
+def draw_persistence(rng) -> dict:
+    """The persistence ``phi`` both series of one dataset share."""
+    return {"phi": float(rng.uniform(*PERSISTENCE))}

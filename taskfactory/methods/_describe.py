@@ -79,14 +79,28 @@ def pairs(data, before: str, after: str) -> list[str]:
     ]
 
 
-def association(data, x: str, y: str) -> list[str]:
-    """Two numeric variables: the shape of each."""
+def association(data, x: str, y: str, period: str | None = None) -> list[str]:
+    """Two numeric variables: the shape of each and, for a series (rows with
+    a period), how each follows its previous value."""
     out = []
     for col in (x, y):
         skew, kurt, far = _shape(numeric(data, col))
         out.append(f"'{col}': sample skewness {skew:.2f}, excess kurtosis {kurt:.2f}; {far} value(s) lie more than "
                    "3 SDs from its mean.")
+    if period is not None:
+        order = np.argsort(numeric(data, period), kind="stable")
+        r1 = [lag1_autocorrelation(numeric(data, col)[order]) for col in (x, y)]
+        out.append(f"In the order of '{period}', '{x}' correlates with its previous value at {r1[0]:.2f} and "
+                   f"'{y}' at {r1[1]:.2f} (lag-1 autocorrelation).")
     return out
+
+
+def lag1_autocorrelation(values: np.ndarray) -> float:
+    """The lag-1 autocorrelation of a series as R's ``acf`` gives it: the
+    products of consecutive deviations from the mean over their squares."""
+    d = values - values.mean()
+    total = float(np.dot(d, d))
+    return float(np.dot(d[1:], d[:-1]) / total) if total > 0 else 0.0
 
 
 def proportion(data, outcome: str, positive: str, p0: float) -> list[str]:

@@ -49,6 +49,25 @@ SPEARMAN = TestName("Spearman rank correlation test", (
 KENDALL = TestName("Kendall rank correlation test", (
     "kendall", "kendall tau", "kendall rank correlation", "cor test method kendall", "kendall tau b"))
 
+
+def _of_differences(test: TestName, label: str, phrases: tuple[str, ...]) -> TestName:
+    """``test`` run on first differences: each of its phrases with "difference",
+    "first difference", "change" or "differenced" after it or "differenced"
+    before it, so that a line naming both the test and the differences is
+    covered by this name's phrases alone, and ``phrases`` of its own."""
+    bases = (test.label, *test.phrases)
+    return TestName(label, (*phrases, *(f"{base} {after}" for base in bases
+                                        for after in ("difference", "first difference", "change", "differenced")),
+                            *(f"{before} {base}" for base in bases for before in ("differenced", "first differenced"))))
+
+
+PEARSON_DIFFERENCES = _of_differences(PEARSON, "Pearson correlation of first differences", (
+    "first difference", "differenced", "correlation difference", "correlation change", "cor test diff"))
+SPEARMAN_DIFFERENCES = _of_differences(SPEARMAN, "Spearman rank correlation of first differences", (
+    "rank correlation difference", "rank correlation change", "cor test diff method spearman"))
+KENDALL_DIFFERENCES = _of_differences(KENDALL, "Kendall rank correlation of first differences", (
+    "cor test diff method kendall",))
+
 OLS = TestName("Linear regression t-test of the coefficient", (
     "linear regression", "multiple regression", "multiple linear regression", "ols", "ordinary least square",
     "summary lm", "lm", "regression t test", "t test of the coefficient", "adjusted regression",

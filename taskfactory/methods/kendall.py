@@ -18,7 +18,7 @@ t approximation R uses with ties, is accepted beside Kendall's tau.
 import numpy as np
 
 from ..family import Alternative, Family
-from ..kit import correlated_normals, finish, margin
+from ..kit import correlated_normals, finish, margin, time_order
 from ..registry import register
 from ..scenarios import require_direction, require_number
 from . import _describe
@@ -47,6 +47,7 @@ def generate(condition, rng):
     return finish(condition, rng, {
         condition.roles["x"]: coarse(zx, dgp["x"], kx),
         condition.roles["y"]: coarse(zy, dgp["y"], ky),
+        **time_order(condition, n),
     })
 
 
@@ -58,7 +59,8 @@ class Kendall(Family):
     canonical = 'cor.test(x, y, method = "kendall")'
     test_name = KENDALL
     naive_name = PEARSON
-    roles = {"x": "numeric", "y": "numeric"}
+    roles = {"x": "numeric", "y": "numeric", "period": "period"}
+    optional_roles = ("period",)  # a series' days (pearson_differences' scenarios): the test ignores them
     min_n = 40  # spearman's (siblings share their range of N)
     dgp_keys = ("x", "y")
     naive_method = "Pearson correlation test, cor.test(x, y)"
@@ -105,7 +107,7 @@ class Kendall(Family):
         return float(z * np.sqrt(2.0 * (2 * n + 5) / (9.0 * n * (n - 1))))
 
     def hints(self, condition, data):
-        return _describe.association(data, condition.roles["x"], condition.roles["y"])
+        return _describe.association(data, condition.roles["x"], condition.roles["y"], condition.roles.get("period"))
 
 
 register(Kendall())

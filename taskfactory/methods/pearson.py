@@ -8,13 +8,13 @@ exact, so the family has no tempting wrong test.
 import numpy as np
 
 from ..effects import t_critical
-from ..kit import correlated_normals, finish
+from ..kit import correlated_normals, finish, time_order
 from ..family import Family
 from ..registry import register
 from ._names import PEARSON
 from . import _describe
-from ..scenarios import require_direction, require_number
-from ._correlation import pearson_test
+from ..scenarios import require_direction
+from ._correlation import check_normal_margins, pearson_test
 
 
 def generate(condition, rng):
@@ -25,6 +25,7 @@ def generate(condition, rng):
     return finish(condition, rng, {
         condition.roles["x"]: dgp["x_mean"] + dgp["x_sd"] * zx,
         condition.roles["y"]: dgp["y_mean"] + dgp["y_sd"] * zy,
+        **time_order(condition, n),
     })
 
 
@@ -35,7 +36,8 @@ class Pearson(Family):
     question_kind = "association"
     canonical = "cor.test(x, y)"
     test_name = PEARSON
-    roles = {"x": "numeric", "y": "numeric"}
+    roles = {"x": "numeric", "y": "numeric", "period": "period"}
+    optional_roles = ("period",)  # a series' days (pearson_differences' scenarios): the test ignores them
     min_n = 40  # spearman's (siblings share their range of N)
     dgp_keys = ("x_mean", "x_sd", "y_mean", "y_sd")
     medium = 0.3
@@ -44,14 +46,7 @@ class Pearson(Family):
     generate = staticmethod(generate)
 
     def validate(self, scenario):
-        for role in ("x", "y"):
-            lo, hi = scenario.variable(scenario.roles[role]).range
-            mean = require_number(scenario.dgp[f"{role}_mean"], f"dgp {role}_mean")
-            sd = require_number(scenario.dgp[f"{role}_sd"], f"dgp {role}_sd")
-            if not sd > 0:
-                raise ValueError(f"dgp {role}_sd must be positive")
-            if not (lo < mean - 4 * sd and mean + 4 * sd < hi):
-                raise ValueError(f"dgp {role}_mean +/- 4 {role}_sd must lie inside the range of '{scenario.roles[role]}'")
+        check_normal_margins(scenario)
         require_direction(scenario)
 
     def analyse(self, condition, data):
@@ -64,7 +59,7 @@ class Pearson(Family):
         return float(t / np.sqrt(n - 2 + t * t))
 
     def hints(self, condition, data):
-        return _describe.association(data, condition.roles["x"], condition.roles["y"])
+        return _describe.association(data, condition.roles["x"], condition.roles["y"], condition.roles.get("period"))
 
 
 register(Pearson())

@@ -16,7 +16,7 @@ Kendall's tau (``cor.test(x, y, method = "kendall")``) is accepted beside it.
 
 import numpy as np
 
-from ..kit import correlated_normals, finish, margin
+from ..kit import correlated_normals, finish, margin, time_order
 from ..family import Alternative, Family
 from ..registry import register
 from ._names import KENDALL, PEARSON, SPEARMAN
@@ -37,6 +37,7 @@ def generate(condition, rng):
     return finish(condition, rng, {
         condition.roles["x"]: margin(zx, dgp["x"], kx),
         condition.roles["y"]: margin(zy, dgp["y"], ky),
+        **time_order(condition, n),
     })
 
 
@@ -48,7 +49,8 @@ class Spearman(Family):
     canonical = 'cor.test(x, y, method = "spearman")'
     test_name = SPEARMAN
     naive_name = PEARSON
-    roles = {"x": "numeric", "y": "numeric"}
+    roles = {"x": "numeric", "y": "numeric", "period": "period"}
+    optional_roles = ("period",)  # a series' days (pearson_differences' scenarios): the test ignores them
     min_n = 40  # where a normality test at 2.5 % per margin sees the skew in 90 % of datasets
     dgp_keys = ("x", "y")
     naive_method = "Pearson correlation test, cor.test(x, y)"
@@ -84,7 +86,7 @@ class Spearman(Family):
         return float(np.tanh(z * np.sqrt(1.06 / (n - 3))))
 
     def hints(self, condition, data):
-        return _describe.association(data, condition.roles["x"], condition.roles["y"])
+        return _describe.association(data, condition.roles["x"], condition.roles["y"], condition.roles.get("period"))
 
 
 register(Spearman())
