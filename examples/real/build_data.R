@@ -243,3 +243,12 @@ out(data.frame(make = cs$Make, type = cs$Type, origin = cs$Origin, price = cs$Pr
                rpm = cs$RPM, rev_per_mile = cs$Rev.per.mile, fuel_tank = cs$Fuel.tank.capacity,
                passengers = cs$Passengers, length = cs$Length, wheelbase = cs$Wheelbase, width = cs$Width,
                turn_circle = cs$Turn.circle, weight = cs$Weight), "cars93.csv")
+
+# datasets::BJsales -- Box and Jenkins' sales series and its leading indicator, 150 consecutive periods
+out(data.frame(period = seq_along(BJsales), sales = as.numeric(BJsales), lead = as.numeric(BJsales.lead)),
+    "bjsales.csv")
+
+# datasets::EuStockMarkets -- daily closing prices of four European stock indices, 1991-1998 (business days)
+eu <- EuStockMarkets
+out(data.frame(day = seq_len(nrow(eu)), dax = as.numeric(eu[, "DAX"]), smi = as.numeric(eu[, "SMI"]),
+               cac = as.numeric(eu[, "CAC"]), ftse = as.numeric(eu[, "FTSE"])), "eustockmarkets.csv")
