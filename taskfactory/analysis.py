@@ -152,10 +152,10 @@ def complete_roles(family, roles) -> dict:
              **roles}
     lacking = [r for r in family.roles if r not in roles]
     if lacking:
-        raise InputError(f"roles lack '{lacking[0]}'; {family.name} needs {', '.join(family.roles)}")
+        raise InputError(f"roles lack '{lacking[0]}'; {family.name} needs {family.roles_text()}")
     unknown = sorted(set(map(str, roles)) - set(family.roles))
     if unknown:
-        raise InputError(f"unknown role '{unknown[0]}' for {family.name}; allowed: {', '.join(family.roles)}")
+        raise InputError(f"unknown role '{unknown[0]}' for {family.name}; allowed: {family.roles_text()}")
     for role, kind in family.roles.items():
         value = roles[role]
         if value is None and role in family.optional_roles:

@@ -382,7 +382,7 @@ class Family(ABC):
         for role, kind in self.roles.items():
             if role not in scen.roles:
                 if role not in self.optional_roles:
-                    problems.add(f"roles lack '{role}'; {self.name} needs {', '.join(self.roles)}", where)
+                    problems.add(f"roles lack '{role}'; {self.name} needs {self.roles_text()}", where)
                 continue
             value = scen.roles[role]
             wrong_shares = shares_problem(value) if kind == "shares" else None
@@ -404,7 +404,7 @@ class Family(ABC):
                 elif kind not in ("numeric", "columns") and var.type != kind:
                     problems.add(f"role '{role}' needs a {kind} column, '{col}' is {var.type}", where)
         for extra in sorted(set(scen.roles) - set(self.roles)):
-            problems.add(f"unknown role '{extra}'; {self.name} takes {', '.join(self.roles)}", where)
+            problems.add(f"unknown role '{extra}'; {self.name} takes {self.roles_text()}", where)
         for key in (k for k in self.dgp_keys if k not in scen.dgp):
             problems.add(f"dgp lacks '{key}'; {self.name} needs {', '.join(self.dgp_keys)}", where)
         if len(problems) > found:
@@ -416,6 +416,12 @@ class Family(ABC):
         except (TypeError, ArithmeticError, LookupError) as exc:
             problems.add(f"the dgp does not fit {self.name} ({type(exc).__name__}: {' '.join(str(exc).split())})",
                          where)
+
+    def roles_text(self) -> str:
+        """The roles as messages list them: ``outcome, group (optional: cluster)``."""
+        required = [r for r in self.roles if r not in self.optional_roles]
+        optional = [r for r in self.roles if r in self.optional_roles]
+        return ", ".join(required) + (f" (optional: {', '.join(optional)})" if optional else "")
 
     def describe(self) -> dict:
         """A JSON-ready summary, as ``taskfactory methods --json`` prints it."""

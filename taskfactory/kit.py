@@ -48,6 +48,38 @@ def split_sizes(n, weights):
     return [int(s) for s in sizes]
 
 
+def cluster_sizes(n, k, rng):
+    """The row counts of ``k`` clusters (schools, practices, plots) holding
+    ``n`` rows, drawn alike for every design with a cluster column: near
+    equal, each weighted by a factor between 0.6 and 1.4."""
+    return split_sizes(n, rng.uniform(0.6, 1.4, k))
+
+
+def crossed_clusters(condition, n, rng):
+    """The cluster column of ``n`` rows whose groups were assigned one row at
+    a time (every cluster holding rows of several groups), where the scenario
+    gives a ``cluster`` role, as a mapping to add to the drawn columns: cluster
+    numbers in :func:`cluster_sizes`, in random order; else an empty mapping."""
+    cluster = condition.roles.get("cluster")
+    if not cluster:
+        return {}
+    sizes = cluster_sizes(n, condition.params["clusters"], rng)
+    return {cluster: rng.permutation(np.repeat(np.arange(1, len(sizes) + 1), sizes))}
+
+
+def nested_groups(k, shares, rng):
+    """The group of each of ``k`` clusters when whole clusters were assigned:
+    cluster counts in proportion to the groups' ``shares`` (at least 2 in
+    each group), the clusters in random order."""
+    counts = np.asarray(split_sizes(k, shares))
+    while counts.min() < 2:
+        counts[np.argmax(counts)] -= 1
+        counts[np.argmin(counts)] += 1
+    groups = np.empty(k, dtype=int)
+    groups[rng.permutation(k)] = np.repeat(np.arange(len(counts)), counts)
+    return groups
+
+
 def labels_for(levels, sizes):
     """An array holding ``levels[i]`` repeated ``sizes[i]`` times, in order."""
     return np.repeat(np.asarray(levels, dtype=object), sizes)

@@ -16,10 +16,10 @@ DATA = pd.DataFrame({"y": [5.1, 4.9, 6.2, 5.8, 7.1, 6.9, 7.4, 8.0], "g": ["a"] *
 def test_analyse_names_a_missing_role_and_an_unknown_one():
     with pytest.raises(tf.TaskFactoryError) as err:
         tf.analyse("welch_t", DATA, {"outcome": "y"})
-    assert str(err.value) == "roles lack 'group'; welch_t needs outcome, group"
+    assert str(err.value) == "roles lack 'group'; welch_t needs outcome, group (optional: cluster)"
     with pytest.raises(tf.TaskFactoryError) as err:
         tf.analyse("welch_t", DATA, {"outcome": "y", "group": "g", "mu0": 1})
-    assert str(err.value) == "unknown role 'mu0' for welch_t; allowed: outcome, group"
+    assert str(err.value) == "unknown role 'mu0' for welch_t; allowed: outcome, group (optional: cluster)"
 
 
 OVARIAN = pd.DataFrame({

@@ -123,11 +123,11 @@ def test_scenarios_of_a_method_and_of_an_unknown_one():
     ok = CliRunner().invoke(main, ["scenarios", "welch_t"])
     assert ok.exit_code == 0
     assert ok.output.splitlines()[:4] == [
-        "scenario                domain                 title, question and roles",
-        "bp_trial                medicine               Albuminuria in a trial of a new antihypertensive",
-        "                                               Does the urinary albumin-to-creatinine ratio at 12 weeks differ "
-        "between patients on the new angiotensin receptor blocker and patients on standard care?",
-        '                                               roles: {"outcome": "uacr_12wk", "group": "arm"}']
+        "scenario                      domain                 title, question and roles",
+        "bp_trial                      medicine               Albuminuria in a trial of a new antihypertensive",
+        "                                                     Does the urinary albumin-to-creatinine ratio at 12 weeks "
+        "differ between patients on the new angiotensin receptor blocker and patients on standard care?",
+        '                                                     roles: {"outcome": "uacr_12wk", "group": "arm"}']
     bad = CliRunner().invoke(main, ["scenarios", "welch"])
     assert bad.exit_code == 2
     assert bad.output == (f"error: unknown method 'welch' (did you mean 'welch_t'?); allowed: "
@@ -142,14 +142,14 @@ def test_plan_prints_counts_and_writes_nothing(tmp_path):
     before = set(tmp_path.iterdir())
     result = CliRunner().invoke(main, ["plan", str(grid)])
     assert result.exit_code == 0
-    assert "total: 264 tasks (132 datasets)" in result.output  # 11 scenarios x 2 n x 3 effects x 2 seeds x 2 styles
+    assert "total: 384 tasks (192 datasets)" in result.output  # 16 scenarios x 2 n x 3 effects x 2 seeds x 2 styles
     assert result.output.splitlines()[1:5] == ["dimension     values  tasks per value",
-                                               "method             1  welch_t: 264",
-                                               "scenarios         11",
-                                               "n                  2  40: 132, 60: 132"]
+                                               "method             1  welch_t: 384",
+                                               "scenarios         16",
+                                               "n                  2  40: 192, 60: 192"]
     assert set(tmp_path.iterdir()) == before
     as_json = json.loads(CliRunner().invoke(main, ["plan", str(grid), "--json"]).output)
-    assert as_json["total"] == 264 and as_json["by"]["effect"] == {"null": 88, "borderline": 88, "medium": 88}
+    assert as_json["total"] == 384 and as_json["by"]["effect"] == {"null": 128, "borderline": 128, "medium": 128}
 
 
 def test_the_readme_grid_example_is_valid(tmp_path):

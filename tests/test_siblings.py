@@ -8,7 +8,7 @@ from collections import defaultdict
 import pytest
 
 import taskfactory as tf
-from taskfactory.catalogue import load_scenarios, siblings
+from taskfactory.catalogue import get_scenario, load_scenarios, siblings
 from taskfactory.methods.ols_cluster import WITHIN_CLUSTERS
 from taskfactory.prompts import CONVENTIONS
 from taskfactory.task import record
@@ -35,9 +35,10 @@ def test_every_sibling_kind_is_listed_and_shares_every_scenario_its_design_can_t
     clusters (a slope within clusters needs one), and takes all of those, the
     quadratic adjustment takes the regression scenarios with a covariate
     whose curve the field knows (a worker's age, a pump's bathtub curve), five
-    of the eight, and the correlations of first differences take the
+    of the eight, the correlations of first differences take the
     association scenarios whose rows are a series (a period role), eight of
-    the twenty."""
+    the twenty, and the tests on cluster means take the two- and k-group
+    scenarios whose rows carry their cluster (a cluster role), five of sixteen."""
     assert KINDS == ["association", "biomarker_panel", "clustered_regression", "counts", "k_groups", "paired",
                      "regression", "time_to_event", "two_groups", "two_proportions"]
     for kind in KINDS:
@@ -46,8 +47,10 @@ def test_every_sibling_kind_is_listed_and_shares_every_scenario_its_design_can_t
         within = [s.id for s in load_scenarios(siblings(kind)[0]) if s.dgp.get("exposure_varies") == WITHIN_CLUSTERS]
         curved = [i for i in every if i in ids.get("ols_quadratic", ())]
         series = [s.id for s in load_scenarios(siblings(kind)[0]) if "period" in s.roles]
+        clustered = [s.id for s in load_scenarios(siblings(kind)[0]) if "cluster" in s.roles]
         expected = {name: {"cluster_fixed_effects": within, "ols_quadratic": curved, "pearson_differences": series,
-                           "spearman_differences": series}.get(name, every) for name in ids}
+                           "spearman_differences": series, "cluster_means_t": clustered,
+                           "cluster_means_anova": clustered}.get(name, every) for name in ids}
         assert ids == expected, kind
         if kind == "clustered_regression":
             assert len(within) == 5
@@ -56,6 +59,8 @@ def test_every_sibling_kind_is_listed_and_shares_every_scenario_its_design_can_t
                               "glazing_cooling"] and len(every) == 8
         if kind == "association":
             assert len(series) == 8 and len(every) == 20
+        if kind in ("two_groups", "k_groups"):
+            assert len(clustered) == 5 and len(every) == 16, kind
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -110,12 +115,12 @@ def test_siblings_share_their_range_of_n_and_draw_sizes_alike(kind):
 
     names = siblings(kind)
     assert len({(tf.get_family(name).min_n, tf.get_family(name).max_n) for name in names}) == 1, kind
-    scenario = load_scenarios(names[0])[0]
+    scenario = load_scenarios(names[-1])[0]   # one every sibling takes
     n = max(tf.get_family(names[0]).min_n, 200)
     for seed in range(10):
         drawn = set()
         for name in names:
-            params = tf.get_family(name).draw_params(load_scenarios(name)[0], n, np.random.default_rng(seed))
+            params = tf.get_family(name).draw_params(get_scenario(name, scenario.id), n, np.random.default_rng(seed))
             drawn.add(repr({key: params[key] for key in SIZE_PARAMS if key in params}))
         assert len(drawn) == 1, (kind, scenario.id, seed, drawn)
 

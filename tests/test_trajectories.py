@@ -160,6 +160,17 @@ def test_the_choice_follows_the_printed_checks_not_the_family():
     assert decide("paired", read_checks(paired.replace("-0.512", "0.2")))[0] == "wilcoxon_signed_rank"
 
 
+def test_groups_whose_clusters_each_lie_in_one_group_are_compared_on_the_cluster_means():
+    printed = ("Clusters holding more than one group: count = 0, clusters = 12\n"
+               "Shapiro-Wilk test of the within-group studentized residuals: W = 0.9012, p = 0.0031\n"
+               "Brown-Forsythe test of equal spreads: F = 0.412, p = 0.5243\n")
+    assert decide("two_groups", read_checks(printed)) == (
+        "cluster_means_t", "each of the 12 clusters lies in one group (whole clusters were assigned), so the "
+                           "clusters' means are the independent units")
+    assert decide("k_groups", read_checks(printed))[0] == "cluster_means_anova"
+    assert decide("two_groups", read_checks(printed.replace("count = 0", "count = 11")))[0] == "mann_whitney"
+
+
 def test_two_series_that_follow_their_previous_values_are_judged_by_their_changes():
     series = ("Shapiro-Wilk test of load: W = 0.9021, p = 0.0012\n"
               "Shapiro-Wilk test of rate: W = 0.9712, p = 0.3345\n"
@@ -307,7 +318,7 @@ def test_the_r_twins_of_the_checks_print_what_the_python_ones_print(tmp_path, sa
     from taskfactory.catalogue import get_scenario
     from taskfactory.shards import roles_of
 
-    methods = ["welch_t", "kruskal_wallis", "sign_test", "spearman_differences", "fisher_exact", "ols_robust", "negative_binomial",
+    methods = ["cluster_means_t", "kruskal_wallis", "sign_test", "spearman_differences", "fisher_exact", "ols_robust", "negative_binomial",
                "cluster_fixed_effects", "cox_ph"]
     tf.build({"name": "twins", "seed": 3, "methods": methods, "n": [100], "effects": [{"name": "strong", "target_z": 3.5}],
               "prompt_styles": ["basic"], "perturbations": ["none"], "seeds": 1}, tmp_path / "c", progress=False)

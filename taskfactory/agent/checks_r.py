@@ -59,8 +59,18 @@ def _design(roles: dict) -> str:
             f"y <- as.numeric({col(roles['outcome'])})\n")
 
 
+def _cluster_design(roles: dict) -> str:
+    cluster = roles.get("cluster")
+    if cluster is None:
+        return ""
+    return (f"groups <- tapply(as.character({col(roles['group'])}), {col(cluster)}, function(v) length(unique(v)))\n"
+            'cat(sprintf("Clusters holding more than one group: count = %d, clusters = %d\\n", sum(groups > 1), '
+            "length(groups)))\n")
+
+
 def _residual_normality(roles: dict) -> str:
-    return (f"y <- as.numeric({col(roles['outcome'])}); g <- as.character({col(roles['group'])})\n"
+    return _cluster_design(roles) + (
+            f"y <- as.numeric({col(roles['outcome'])}); g <- as.character({col(roles['group'])})\n"
             "sdg <- ave(y, g, FUN = sd); ng <- as.vector(table(g)[g])\n"
             "sw <- shapiro.test(((y - ave(y, g)) / sdg)[ng > 2 & sdg > 0])\n"
             'cat(sprintf("Shapiro-Wilk test of the within-group studentized residuals: W = %.4f, p = %.4g\\n", '

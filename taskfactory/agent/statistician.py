@@ -79,7 +79,7 @@ def _design(roles: dict) -> str:
 
 
 def _residual_normality(roles: dict) -> str:
-    return (f"y = d[{roles['outcome']!r}].astype(float)\n"
+    return _cluster_design(roles) + (f"y = d[{roles['outcome']!r}].astype(float)\n"
             f"g = d[{roles['group']!r}].astype(str)\n"
             "sd = y.groupby(g).transform('std')\n"
             "r = ((y - y.groupby(g).transform('mean')) / sd)[(g.map(g.value_counts()) > 2) & (sd > 0)]\n"
@@ -87,6 +87,16 @@ def _residual_normality(roles: dict) -> str:
             "print(f'Shapiro-Wilk test of the within-group studentized residuals: W = {w:.4f}, p = {p:.4g}')\n"
             "bf = stats.levene(*[v.to_numpy() for _, v in y.groupby(g)], center='median')\n"
             "print(f'Brown-Forsythe test of equal spreads: F = {bf.statistic:.3f}, p = {bf.pvalue:.4g}')\n")
+
+
+def _cluster_design(roles: dict) -> str:
+    """Where the groups' rows carry a cluster column: in how many clusters the group varies."""
+    cluster = roles.get("cluster")
+    if cluster is None:
+        return ""
+    return (f"groups = d.groupby({cluster!r})[{roles['group']!r}].nunique()\n"
+            "print('Clusters holding more than one group: count = '\n"
+            "      f'{int((groups > 1).sum())}, clusters = {len(groups)}')\n")
 
 
 def _paired(roles: dict) -> str:
@@ -293,7 +303,11 @@ def _fmt(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _groups_rule(checks: dict, rank_test: str, welch: str) -> tuple[str, str]:
+def _groups_rule(checks: dict, rank_test: str, welch: str, cluster_means: str | None = None) -> tuple[str, str]:
+    design = _check(checks, "Clusters holding more than one group", "count", "clusters", optional=True)
+    if cluster_means and design and design["count"] == 0:
+        return cluster_means, (f"each of the {_fmt(design['clusters'])} clusters lies in one group (whole clusters "
+                               "were assigned), so the clusters' means are the independent units")
     p = _check(checks, "Shapiro-Wilk test of the within-group", "p")["p"]
     if p < CHECK_ALPHA:
         return rank_test, f"the within-group residuals are not normal (Shapiro-Wilk p = {_fmt(p)}), so a rank test"
@@ -395,8 +409,9 @@ def _time_to_event_rule(checks: dict) -> tuple[str, str]:
 
 #: Per question kind with sibling families: (the code of its checks, the rule
 #: that reads what they printed and returns the family and why).
-KINDS = {"two_groups": (_residual_normality, lambda c: _groups_rule(c, "mann_whitney", "welch_t")),
-         "k_groups": (_residual_normality, lambda c: _groups_rule(c, "kruskal_wallis", "welch_anova")),
+KINDS = {"two_groups": (_residual_normality, lambda c: _groups_rule(c, "mann_whitney", "welch_t", "cluster_means_t")),
+         "k_groups": (_residual_normality, lambda c: _groups_rule(c, "kruskal_wallis", "welch_anova",
+                                                                  "cluster_means_anova")),
          "paired": (_paired, _paired_rule), "association": (_association, _association_rule),
          "two_proportions": (_two_proportions, _two_proportions_rule), "regression": (_regression, _regression_rule),
          "counts": (_counts, _counts_rule), "clustered_regression": (_clustered, _clustered_rule),

@@ -8,8 +8,9 @@ name starts with ``_`` holds shared helpers and registers nothing.
 #: The order of the families (``taskfactory methods``, the dataset
 #: card, ``methods: all``); a registered family not listed here follows, by name.
 FAMILY_ORDER = (
-    "one_sample_t", "binomial_exact", "paired_t", "mcnemar", "welch_t", "mann_whitney", "wilcoxon_signed_rank", "sign_test",
-    "one_way_anova", "welch_anova", "kruskal_wallis", "friedman", "factorial_anova",
+    "one_sample_t", "binomial_exact", "paired_t", "mcnemar", "welch_t", "mann_whitney",
+    "cluster_means_t", "wilcoxon_signed_rank", "sign_test",
+    "one_way_anova", "welch_anova", "kruskal_wallis", "cluster_means_anova", "friedman", "factorial_anova",
     "chi_square_independence", "chi_square_gof", "two_proportion_z", "fisher_exact",
     "pearson", "spearman", "kendall", "pearson_differences", "spearman_differences",
     "ols_coefficient", "ols_robust", "tobit", "ols_quadratic", "ols_cluster", "linear_mixed",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 from ..errors import DataError
 from ..result import TestResult
@@ -156,3 +157,29 @@ def chisq_yates(table: np.ndarray,
     return TestResult(statistic=statistic, pvalue=float(chi2_sf(statistic, 1)),
                       method=method, df=(1.0,),
                       n=int(observed.sum()), statistic_name="X-squared")
+
+
+#: The number of clusters of a two- or k-group design with a cluster column is
+#: drawn between these, and at most one per :data:`ROWS_PER_CLUSTER` rows.
+CLUSTERS = (10, 24)
+ROWS_PER_CLUSTER = 4
+#: The range the intraclass correlation of an outcome in whole clusters is drawn from.
+CLUSTER_ICC = (0.15, 0.35)
+
+
+def draw_clusters(scenario, n: int, rng) -> dict:
+    """``{"clusters": k}`` for a scenario with a ``cluster`` role, drawn alike for
+    every design of its groups (whole clusters in a group, or rows of every group
+    in each cluster); an empty mapping, drawing nothing, for one without."""
+    if "cluster" not in scenario.roles:
+        return {}
+    return {"clusters": int(rng.integers(CLUSTERS[0], max(CLUSTERS[0], min(CLUSTERS[1], n // ROWS_PER_CLUSTER)) + 1))}
+
+
+def cluster_means(data, outcome: str, group: str, cluster: str) -> pd.DataFrame:
+    """The mean ``outcome`` of each cluster (and group), in columns ``outcome``
+    and ``group``, as R's ``aggregate(outcome ~ cluster + group, data = d, FUN =
+    mean)`` gives it (a cluster holding several groups gives a mean of each)."""
+    keys = pd.DataFrame({"cluster": data[cluster].astype(str).to_numpy(), group: data[group].astype(str).to_numpy(),
+                         outcome: numeric(data, outcome)})
+    return keys.groupby(["cluster", group], sort=False)[outcome].mean().reset_index()

@@ -38,8 +38,9 @@ def _num(x: float) -> str:
     return f"{x:.3g}"
 
 
-def groups(data, outcome: str, group: str) -> list[str]:
-    """Two or more independent groups: sizes, SDs, skewness, far-out values."""
+def groups(data, outcome: str, group: str, cluster: str | None = None) -> list[str]:
+    """Two or more independent groups: sizes, SDs, skewness, far-out values;
+    with a cluster column, how many clusters and whether the group varies within them."""
     levels, parts = grouped(data, outcome, group, min_size=1)
     sds = [float(p.std(ddof=1)) if len(p) > 1 else 0.0 for p in parts]
     shapes = [_shape(p) for p in parts]
@@ -48,11 +49,22 @@ def groups(data, outcome: str, group: str) -> list[str]:
     ratio = f" (largest over smallest {max(sds) / min(sds):.2f})" if min(sds) > 0 else ""
     skew = ", ".join(f"{lv} {s[0]:.2f}" for lv, s in zip(levels, shapes))
     far = sum(s[2] for s in shapes)
-    return [
+    out = [
         f"Rows per group: {sizes}.",
         f"Sample SDs of '{outcome}' by group: {spread}{ratio}.",
         f"Sample skewness by group: {skew}; {far} value(s) lie more than 3 SDs from their group's mean.",
     ]
+    if cluster is not None:
+        out.insert(0, _clusters(data, cluster, group))
+    return out
+
+
+def _clusters(data, cluster: str, varying: str) -> str:
+    """How many clusters, their row counts, and within how many ``varying`` varies."""
+    sizes = data.groupby(cluster).size()
+    within = int((data.groupby(cluster)[varying].nunique() > 1).sum())
+    return (f"The {len(data)} rows fall in {len(sizes)} values of '{cluster}' ({sizes.min()} to {sizes.max()} "
+            f"rows each); '{varying}' varies within {within} of them.")
 
 
 def sample(data, outcome: str) -> list[str]:
@@ -245,10 +257,7 @@ def time_to_event(data, roles: dict) -> list[str]:
 def clustered_regression(data, roles: dict) -> list[str]:
     """As :func:`regression`, for rows nested in clusters: how many clusters
     and rows, and whether the exposure varies within clusters."""
-    sizes = data.groupby(roles["cluster"]).size()
-    within = int((data.groupby(roles["cluster"])[roles["exposure"]].nunique() > 1).sum())
-    return [f"The {len(data)} rows fall in {len(sizes)} values of '{roles['cluster']}' ({sizes.min()} to {sizes.max()} "
-            f"rows each); '{roles['exposure']}' varies within {within} of them."] + regression(data, roles)
+    return [_clusters(data, roles["cluster"], roles["exposure"])] + regression(data, roles)
 
 
 def instrumented(data, roles: dict) -> list[str]:

@@ -61,6 +61,23 @@ def _of_differences(test: TestName, label: str, phrases: tuple[str, ...]) -> Tes
                             *(f"{before} {base}" for base in bases for before in ("differenced", "first differenced"))))
 
 
+CLUSTER_MEANS_T = TestName("Two-sample t-test on cluster means", (
+    "t test on cluster mean", "t test of cluster mean", "two sample t test on cluster mean",
+    "student t test on cluster mean", "pooled t test on cluster mean", "cluster level t test",
+    "cluster level analysis", "t test on the cluster mean", "t test of the cluster mean", "analysis of cluster mean",
+    "t test var equal true on cluster mean", "t test on mean per cluster", "aggregate cluster mean t test"))
+CLUSTER_MEANS_WELCH_T = TestName("Welch t-test on cluster means", (
+    "welch t test on cluster mean", "welch t test of cluster mean", "welch on cluster mean",
+    "welch t test on the cluster mean", "unequal variance t test on cluster mean", "welch cluster level t test"))
+
+
+CLUSTER_MEANS_ANOVA = TestName("One-way ANOVA on cluster means", (
+    "anova on cluster mean", "anova of cluster mean", "one way anova on cluster mean", "f test on cluster mean",
+    "one way test on cluster mean", "anova on the cluster mean", "cluster level anova",
+    "analysis of variance of cluster mean",
+    "oneway test var equal true on cluster mean", "cluster level analysis of variance"))
+
+
 PEARSON_DIFFERENCES = _of_differences(PEARSON, "Pearson correlation of first differences", (
     "first difference", "differenced", "correlation difference", "correlation change", "cor test diff"))
 SPEARMAN_DIFFERENCES = _of_differences(SPEARMAN, "Spearman rank correlation of first differences", (

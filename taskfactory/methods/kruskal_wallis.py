@@ -11,12 +11,12 @@ import numpy as np
 from scipy import optimize, stats
 
 from ..effects import chi2_noncentrality
-from ..kit import column_spec, finish, labels_for, split_sizes
+from ..kit import column_spec, crossed_clusters, finish, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
 from ._names import CLASSICAL_ANOVA, KRUSKAL_WALLIS
 from . import _describe
-from ._common import check_location
+from ._common import check_location, draw_clusters
 from ._anova import group_shares, level_count, kruskal, oneway, unit_pattern, validate_groups
 from ._dist import norm_cdf
 
@@ -31,6 +31,7 @@ def generate(condition, rng):
     return finish(condition, rng, {
         condition.roles["outcome"]: y,
         condition.roles["group"]: labels_for(levels, sizes),
+        **crossed_clusters(condition, condition.n, rng),
     })
 
 
@@ -42,7 +43,8 @@ class KruskalWallis(Family):
     canonical = "kruskal.test(outcome ~ group)"
     test_name = KRUSKAL_WALLIS
     naive_name = CLASSICAL_ANOVA
-    roles = {"outcome": "numeric", "group": "category"}
+    roles = {"outcome": "numeric", "group": "category", "cluster": "cluster"}
+    optional_roles = ("cluster",)  # the clusters of cluster_means_anova's scenarios: the test ignores them
     min_n = 40  # where a normality test at 5 % sees the skew in 90 % of datasets
     dgp_keys = ("median", "log_sd")
     naive_method = "classical one-way ANOVA (oneway.test with var.equal = TRUE)"
@@ -55,7 +57,8 @@ class KruskalWallis(Family):
         log-scale group locations (size-weighted mean 0, SD 1)."""
         k = level_count(scenario)
         shares = group_shares(n, k, rng)
-        return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng, scenario.dgp.get("trend"))}
+        return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng, scenario.dgp.get("trend")),
+                **draw_clusters(scenario, n, rng)}
 
     def validate(self, scenario):
         validate_groups(scenario)
@@ -89,7 +92,8 @@ class KruskalWallis(Family):
         return float(optimize.brentq(noncentrality, 0.0, 10.0, xtol=1e-12))
 
     def hints(self, condition, data):
-        return _describe.groups(data, condition.roles["outcome"], condition.roles["group"])
+        roles = condition.roles
+        return _describe.groups(data, roles["outcome"], roles["group"], roles.get("cluster"))
 
 
 register(KruskalWallis())

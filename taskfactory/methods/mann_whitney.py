@@ -16,13 +16,13 @@ scale ratio that gives P(X > Y) = theta is (theta / (1 - theta))^(1/k).
 
 import numpy as np
 
-from ..kit import column_spec, finish, first_group_share, labels_for, split_sizes
+from ..kit import column_spec, crossed_clusters, finish, first_group_share, labels_for, split_sizes
 from ..family import Alternative, Family
 from ..registry import register
 from ._names import RANK_SUM, RANK_SUM_CORRECTED, WELCH_T
 from . import _describe
 from ..scenarios import require_number
-from ._common import check_location, grouped, nonconstant
+from ._common import check_location, draw_clusters, grouped, nonconstant
 from ._ranks import rank_sum_test
 from ._ttest import two_sample
 
@@ -39,6 +39,7 @@ def generate(condition, rng):
     return finish(condition, rng, {
         condition.roles["outcome"]: y,
         condition.roles["group"]: labels_for(levels, sizes),
+        **crossed_clusters(condition, condition.n, rng),
     })
 
 
@@ -57,7 +58,8 @@ class MannWhitney(Family):
     canonical = "wilcox.test(outcome ~ group)"
     test_name = RANK_SUM
     naive_name = WELCH_T
-    roles = {"outcome": "numeric", "group": "category"}
+    roles = {"outcome": "numeric", "group": "category", "cluster": "cluster"}
+    optional_roles = ("cluster",)  # the schools or practices of cluster_means_t's scenarios: the test ignores them
     min_n = 40  # where a normality test at 5 % sees the skew in 90 % of datasets
     dgp_keys = ("median", "shape", "shifted")
     naive_method = "Welch two-sample t-test"
@@ -74,7 +76,8 @@ class MannWhitney(Family):
     def draw_params(self, scenario, n, rng):
         """Share of the first listed level (:func:`kit.first_group_share`), and the
         Weibull shape (the scenario's shape, jittered by up to 15 %)."""
-        return {"share": first_group_share(rng), "shape": float(scenario.dgp["shape"] * rng.uniform(0.85, 1.15))}
+        return {"share": first_group_share(rng), "shape": float(scenario.dgp["shape"] * rng.uniform(0.85, 1.15)),
+                **draw_clusters(scenario, n, rng)}
 
     def validate(self, scenario):
         group = scenario.variable(scenario.roles["group"])
@@ -102,7 +105,8 @@ class MannWhitney(Family):
         return float(min(0.5 + z * np.sqrt((n + 1.0) / (12.0 * m * k)), 0.99))
 
     def hints(self, condition, data):
-        return _describe.groups(data, condition.roles["outcome"], condition.roles["group"])
+        roles = condition.roles
+        return _describe.groups(data, roles["outcome"], roles["group"], roles.get("cluster"))
 
 
 register(MannWhitney())

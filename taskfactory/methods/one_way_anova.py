@@ -9,12 +9,12 @@ Welch's F (R's ``oneway.test`` default) is accepted beside it.
 import numpy as np
 
 from ..effects import f_noncentrality
-from ..kit import column_spec, finish, labels_for, split_sizes
+from ..kit import column_spec, crossed_clusters, finish, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
 from ._names import CLASSICAL_ANOVA
 from . import _describe
-from ._common import check_location
+from ._common import check_location, draw_clusters
 from ._anova import WELCH_F, group_shares, level_count, oneway, unit_pattern, validate_groups
 
 
@@ -28,6 +28,7 @@ def generate(condition, rng):
     return finish(condition, rng, {
         condition.roles["outcome"]: y,
         condition.roles["group"]: labels_for(levels, sizes),
+        **crossed_clusters(condition, condition.n, rng),
     })
 
 
@@ -38,7 +39,8 @@ class OneWayAnova(Family):
     question_kind = "k_groups"
     canonical = "oneway.test(outcome ~ group, var.equal = TRUE)"
     test_name = CLASSICAL_ANOVA
-    roles = {"outcome": "numeric", "group": "category"}
+    roles = {"outcome": "numeric", "group": "category", "cluster": "cluster"}
+    optional_roles = ("cluster",)  # the clusters of cluster_means_anova's scenarios: the test ignores them
     min_n = 40  # kruskal_wallis's (siblings share their range of N)
     dgp_keys = ("mean", "sd")
     accepted = (WELCH_F,)
@@ -51,7 +53,8 @@ class OneWayAnova(Family):
         group means (size-weighted mean 0, SD 1)."""
         k = level_count(scenario)
         shares = group_shares(n, k, rng)
-        return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng, scenario.dgp.get("trend"))}
+        return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng, scenario.dgp.get("trend")),
+                **draw_clusters(scenario, n, rng)}
 
     def validate(self, scenario):
         validate_groups(scenario)
@@ -67,7 +70,8 @@ class OneWayAnova(Family):
         return float(np.sqrt(f_noncentrality(z, k - 1, n - k) / n))
 
     def hints(self, condition, data):
-        return _describe.groups(data, condition.roles["outcome"], condition.roles["group"])
+        roles = condition.roles
+        return _describe.groups(data, roles["outcome"], roles["group"], roles.get("cluster"))
 
 
 register(OneWayAnova())

@@ -9,12 +9,12 @@ conservative in the opposite case.
 import numpy as np
 
 from ..effects import f_noncentrality
-from ..kit import column_spec, finish, labels_for, split_sizes
+from ..kit import column_spec, crossed_clusters, finish, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
 from ._names import CLASSICAL_ANOVA, WELCH_ANOVA
 from . import _describe
-from ._common import check_location
+from ._common import check_location, draw_clusters
 from ._anova import group_shares, exponents, level_count, oneway, unit_pattern, validate_groups, welch_terms
 
 INVERSE_PAIRING = 0.7
@@ -30,6 +30,7 @@ def generate(condition, rng):
     return finish(condition, rng, {
         condition.roles["outcome"]: y,
         condition.roles["group"]: labels_for(levels, sizes),
+        **crossed_clusters(condition, condition.n, rng),
     })
 
 
@@ -41,7 +42,8 @@ class WelchAnova(Family):
     canonical = "oneway.test(outcome ~ group)"
     test_name = WELCH_ANOVA
     naive_name = CLASSICAL_ANOVA
-    roles = {"outcome": "numeric", "group": "category"}
+    roles = {"outcome": "numeric", "group": "category", "cluster": "cluster"}
+    optional_roles = ("cluster",)  # the clusters of cluster_means_anova's scenarios: the test ignores them
     min_n = 40  # kruskal_wallis's (siblings share their range of N)
     dgp_keys = ("mean", "sd")
     naive_method = "classical one-way ANOVA (oneway.test with var.equal = TRUE)"
@@ -63,7 +65,8 @@ class WelchAnova(Family):
         else:
             scale = sds[rng.permutation(k)]
         scale = scale / np.sqrt(np.sum(sizes * scale**2) / n)
-        return {"shares": shares, "sd_scale": [float(s) for s in scale], "pattern": unit_pattern(sizes, rng, scenario.dgp.get("trend"))}
+        return {"shares": shares, "sd_scale": [float(s) for s in scale],
+                "pattern": unit_pattern(sizes, rng, scenario.dgp.get("trend")), **draw_clusters(scenario, n, rng)}
 
     def validate(self, scenario):
         validate_groups(scenario)
@@ -87,7 +90,8 @@ class WelchAnova(Family):
         return float(np.sqrt(f_noncentrality(z, k - 1, 1.0 / (3.0 * tmp)) / unit))
 
     def hints(self, condition, data):
-        return _describe.groups(data, condition.roles["outcome"], condition.roles["group"])
+        roles = condition.roles
+        return _describe.groups(data, roles["outcome"], roles["group"], roles.get("cluster"))
 
 
 register(WelchAnova())

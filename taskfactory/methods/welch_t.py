@@ -8,13 +8,13 @@ larger spread.
 import numpy as np
 
 from ..effects import t_critical
-from ..kit import column_spec, finish, first_group_share, labels_for, split_sizes
+from ..kit import column_spec, crossed_clusters, finish, first_group_share, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
 from ._names import STUDENT_T, WELCH_T
 from . import _describe
 from ..scenarios import require_direction
-from ._common import check_location, grouped, nonconstant
+from ._common import check_location, draw_clusters, grouped, nonconstant
 from ._ttest import two_sample
 
 
@@ -40,6 +40,7 @@ def generate(condition, rng):
     return finish(condition, rng, {
         condition.roles["outcome"]: y,
         condition.roles["group"]: labels_for(levels, sizes),
+        **crossed_clusters(condition, condition.n, rng),
     })
 
 
@@ -57,7 +58,8 @@ class WelchT(Family):
     canonical = "t.test(outcome ~ group)"
     test_name = WELCH_T
     naive_name = STUDENT_T
-    roles = {"outcome": "numeric", "group": "category"}
+    roles = {"outcome": "numeric", "group": "category", "cluster": "cluster"}
+    optional_roles = ("cluster",)  # the schools or practices of cluster_means_t's scenarios: the test ignores them
     min_n = 40  # mann_whitney's (siblings share their range of N)
     dgp_keys = ("mean", "sd")
     naive_method = "Student two-sample t-test (var.equal = TRUE)"
@@ -75,7 +77,7 @@ class WelchT(Family):
         ratio = float(rng.uniform(1.5, 3.0))
         smaller_spreads_more = rng.random() < INVERSE_PAIRING
         scale = [1.0, 1.0 / ratio] if (share < 0.5) == smaller_spreads_more else [1.0 / ratio, 1.0]
-        return {"share": share, "sd_scale": scale}
+        return {"share": share, "sd_scale": scale, **draw_clusters(scenario, n, rng)}
 
     def validate(self, scenario):
         group = scenario.variable(scenario.roles["group"])
@@ -98,7 +100,8 @@ class WelchT(Family):
         return t_critical(z, df) * np.sqrt(a + b) / np.sqrt((s1 * s1 + s2 * s2) / 2.0)
 
     def hints(self, condition, data):
-        return _describe.groups(data, condition.roles["outcome"], condition.roles["group"])
+        roles = condition.roles
+        return _describe.groups(data, roles["outcome"], roles["group"], roles.get("cluster"))
 
 
 register(WelchT())
