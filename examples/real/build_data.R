@@ -252,3 +252,13 @@ out(data.frame(period = seq_along(BJsales), sales = as.numeric(BJsales), lead = 
 eu <- EuStockMarkets
 out(data.frame(day = seq_len(nrow(eu)), dax = as.numeric(eu[, "DAX"]), smi = as.numeric(eu[, "SMI"]),
                cac = as.numeric(eu[, "CAC"]), ftse = as.numeric(eu[, "FTSE"])), "eustockmarkets.csv")
+
+# datasets::CO2 -- CO2 uptake of 12 Echinochloa crus-galli plants, each at 7 ambient concentrations
+out(data.frame(plant = as.character(CO2$Plant), type = CO2$Type, treatment = CO2$Treatment, conc = CO2$conc,
+               uptake = CO2$uptake), "co2_plants.csv")
+
+# datasets::ChickWeight -- the 45 chicks weighed at all 12 times, days 0 to 21
+cw <- ChickWeight[ChickWeight$Chick %in% names(which(table(ChickWeight$Chick) == 12)), ]
+cw <- cw[order(as.integer(as.character(cw$Chick)), cw$Time), ]
+out(data.frame(chick = as.integer(as.character(cw$Chick)), diet = as.integer(as.character(cw$Diet)), day = cw$Time,
+               weight = cw$weight), "chickweight_complete.csv")
