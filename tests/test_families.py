@@ -185,6 +185,11 @@ def test_medium_effect_grows_with_n(method):
         # a sparse-table design keeps a few events at every N, so power stays low and flat: above alpha
         assert min(np.mean(small < 0.05), np.mean(large < 0.05)) >= 0.1
         return
+    if method in ("cluster_means_t", "cluster_means_anova"):
+        # the cluster means are the units: 10 to 24 of them whatever N, so power grows with N only as
+        # larger clusters steady their means, towards a bound the intraclass correlation sets
+        assert np.mean(large < 0.05) > max(np.mean(small < 0.05), 0.25)
+        return
     assert np.mean(large < 0.05) >= 0.9
     if np.mean(small < 0.05) < 1.0:
         assert np.mean(large < 0.05) > np.mean(small < 0.05)
