@@ -318,8 +318,8 @@ def test_the_r_twins_of_the_checks_print_what_the_python_ones_print(tmp_path, sa
     from taskfactory.catalogue import get_scenario
     from taskfactory.shards import roles_of
 
-    methods = ["cluster_means_t", "kruskal_wallis", "sign_test", "spearman_differences", "fisher_exact", "ols_robust", "negative_binomial",
-               "cluster_fixed_effects", "cox_ph"]
+    methods = ["cluster_means_t", "kruskal_wallis", "sign_test", "spearman_differences", "fisher_exact", "ols_robust",
+               "negative_binomial", "cluster_fixed_effects", "cox_ph"]
     tf.build({"name": "twins", "seed": 3, "methods": methods, "n": [100], "effects": [{"name": "strong", "target_z": 3.5}],
               "prompt_styles": ["basic"], "perturbations": ["none"], "seeds": 1}, tmp_path / "c", progress=False)
     seen = set()
@@ -337,7 +337,8 @@ def test_the_r_twins_of_the_checks_print_what_the_python_ones_print(tmp_path, sa
                  + check_code(kind, roles), {"d": data})
         space = sandbox.workspace({"d.csv": data.to_csv(index=False).encode()})
         try:
-            r = space.run("r", 'd <- read.csv("d.csv", na.strings = "")\n' + checks_r.checks(kind, roles, OCTILE_SKEWED, PERSISTENT))
+            r = space.run("r", 'd <- read.csv("d.csv", na.strings = "")\n'
+                          + checks_r.checks(kind, roles, OCTILE_SKEWED, PERSISTENT))
         finally:
             space.close()
         in_python, in_r = read_checks(python.getvalue()), read_checks(r.output)

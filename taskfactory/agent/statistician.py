@@ -303,9 +303,9 @@ def _fmt(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _groups_rule(checks: dict, rank_test: str, welch: str, cluster_means: str | None = None) -> tuple[str, str]:
+def _groups_rule(checks: dict, rank_test: str, welch: str, cluster_means: str) -> tuple[str, str]:
     design = _check(checks, "Clusters holding more than one group", "count", "clusters", optional=True)
-    if cluster_means and design and design["count"] == 0:
+    if design and design["count"] == 0:
         return cluster_means, (f"each of the {_fmt(design['clusters'])} clusters lies in one group (whole clusters "
                                "were assigned), so the clusters' means are the independent units")
     p = _check(checks, "Shapiro-Wilk test of the within-group", "p")["p"]
@@ -348,7 +348,8 @@ def _association_rule(checks: dict) -> tuple[str, str]:
             return "spearman_differences", (f"{persistence}, and their changes are far from normal (Shapiro-Wilk "
                                             f"{shown}, each judged at half the level), so the ranks of the changes")
         return "pearson_differences", f"{persistence}, and their changes look normal (Shapiro-Wilk {shown})"
-    levels = {label: values for label, values in checks.items() if not label.startswith("Shapiro-Wilk test of the changes")}
+    levels = {label: values for label, values in checks.items()
+              if not label.startswith("Shapiro-Wilk test of the changes")}
     ps, shown = _shapiro_pair(levels, "Shapiro-Wilk test of", "the values")
     if min(ps) < CHECK_ALPHA / 2:
         return "spearman", (f"a variable is far from normal (Shapiro-Wilk {shown}, each judged at half the level), "

@@ -1,10 +1,12 @@
-"""The correlation tests shared by the association families (pearson, spearman, kendall).
+"""The correlation tests shared by the association families (pearson, spearman, kendall,
+and the series families pearson_differences and spearman_differences).
 
 Each reads the two columns playing the roles ``x`` and ``y`` and computes one
 of R's ``cor.test`` methods with R's defaults: Pearson's r with the t statistic
 on n - 2 degrees of freedom (canonical for pearson, the tempting wrong test of
 the rank families), Spearman's rho and Kendall's tau (each accepted beside the
-other).
+other). A series' families run them on :func:`first_differences`, the changes
+from one period to the next (:func:`of_changes`).
 """
 
 from __future__ import annotations
@@ -232,6 +234,10 @@ def check_margin(scenario, role: str, extra_keys: tuple[str, ...] = ()) -> dict:
     return spec
 
 
+#: The coarsest recording step of a series whose changes are tested, in SDs of its level.
+FINE_STEP = 0.005
+
+
 def check_normal_margins(scenario, reach: float = 4.0, fine: bool = False) -> None:
     """The margins of ``x`` and ``y`` given by dgp ``x_mean``, ``x_sd``, ``y_mean``,
     ``y_sd``, checked: a positive SD, and mean +/- ``reach`` SDs inside the
@@ -248,15 +254,11 @@ def check_normal_margins(scenario, reach: float = 4.0, fine: bool = False) -> No
             raise ValueError(f"dgp {role}_sd must be positive")
         if not (lo < mean - reach * sd and mean + reach * sd < hi):
             raise ValueError(f"dgp {role}_mean +/- {reach:g} {role}_sd must lie inside the range of '{var.name}'")
-        if fine and var.type == "numeric" and 10.0 ** -var.decimals > FINE_STEP * sd:
-            raise ValueError(f"'{var.name}' is recorded to {var.decimals} decimals, too coarse for the changes of a "
-                             f"series of SD {sd:g}: a step of at most {FINE_STEP:g} SD needs more decimals")
         if fine and var.type != "numeric":
             raise ValueError(f"'{var.name}' must be numeric (not integer) for the changes of a series")
-
-
-#: The coarsest recording step of a series whose changes are tested, in SDs of its level.
-FINE_STEP = 0.005
+        if fine and 10.0 ** -var.decimals > FINE_STEP * sd:
+            raise ValueError(f"'{var.name}' is recorded to {var.decimals} decimals, too coarse for the changes of a "
+                             f"series of SD {sd:g}: a step of at most {FINE_STEP:g} SD needs more decimals")
 
 
 def first_differences(condition, data) -> pd.DataFrame:

@@ -24,7 +24,8 @@ from ..kit import ar1, correlated_normals, finish
 from ..registry import register
 from ..scenarios import require_direction
 from . import _describe
-from ._correlation import KENDALL_METHOD, check_normal_margins, draw_persistence, kendall_test, of_changes, spearman_test
+from ._correlation import (KENDALL_METHOD, check_normal_margins, draw_persistence, kendall_test, of_changes,
+                           spearman_test)
 from ._names import KENDALL_DIFFERENCES, SPEARMAN, SPEARMAN_DIFFERENCES
 
 #: The range of the per-series tail factor k of sinh(k z) at N = 40 (the
