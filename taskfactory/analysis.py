@@ -220,15 +220,21 @@ def _as_float(value) -> float:
         return math.inf if value > 0 else -math.inf
 
 
+#: Kinds of role whose cells must be real numbers: measurements, and periods
+#: (numbered in time order, so that a series can be put in order and its
+#: consecutive periods found).
+NUMBER_KINDS = ("numeric", "period")
+
+
 def _holds_only(column: pd.Series, kind: str) -> bool:
     """Whether ``column``'s type alone shows its cells fit a role of ``kind``:
-    real numbers (any kind), or texts (any kind but numeric)."""
+    real numbers (any kind), or texts (any kind but :data:`NUMBER_KINDS`)."""
     dtype = column.dtype
     if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_complex_dtype(dtype):
         return False
     if pd.api.types.is_numeric_dtype(dtype):
         return True
-    return kind != "numeric" and pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty")
+    return kind not in NUMBER_KINDS and pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty")
 
 
 def _test_columns(family, roles: dict) -> list[tuple[str, str, str]]:
@@ -241,7 +247,7 @@ def _test_columns(family, roles: dict) -> list[tuple[str, str, str]]:
 def _role_cells(family, data: pd.DataFrame, roles: dict) -> pd.DataFrame:
     """``data`` with the cells of its role columns checked.
 
-    A numeric role's column must hold real numbers and missing values; a
+    A numeric or period role's column must hold real numbers and missing values; a
     column of the ``columns`` kind (a covariate) may instead hold labels, as
     must a category or design role's column: texts, real numbers, booleans.
     A column of Python objects that are real numbers and missing values
@@ -258,9 +264,9 @@ def _role_cells(family, data: pd.DataFrame, roles: dict) -> pd.DataFrame:
             if kind in ("numeric", "columns"):
                 converted[col] = np.array([_as_float(v) for v in cells], dtype=float)
             continue
-        found = _first_bad(cells, _is_real if kind == "numeric" else _is_label)
+        found = _first_bad(cells, _is_real if kind in NUMBER_KINDS else _is_label)
         if found:
-            what = "real numbers" if kind == "numeric" else "texts or real numbers"
+            what = "real numbers" if kind in NUMBER_KINDS else "texts or real numbers"
             raise DataError(f"column '{col}' (role '{role}') must hold {what}; it holds {shown(found[1])} "
                             f"at row {shown(found[0])}")
     return data.assign(**converted) if converted else data

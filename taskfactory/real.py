@@ -50,7 +50,7 @@ import pandas as pd
 
 from . import corpus
 from ._version import __version__
-from .analysis import complete_roles, prepare, read_csv_columns
+from .analysis import NUMBER_KINDS, complete_roles, prepare, read_csv_columns
 from .condition import Condition
 from .errors import DataError, InputError, TaskFactoryError, did_you_mean
 from .folders import check_new_folder, staged
@@ -459,7 +459,7 @@ def analyse_item(item: RealItem, text: str) -> Dataset:
     family = get_family(item.method)
     columns = read_csv_columns(text)
     for role, kind in family.roles.items():
-        if kind == "numeric" and item.roles[role] is not None and role != family.factor_role:
+        if kind in NUMBER_KINDS and item.roles[role] is not None and role != family.factor_role:
             _holding_numbers(columns[item.roles[role]], item.roles[role], f"role '{role}'")
     for name in item.ranges:   # a range bounds numbers
         _holding_numbers(columns[name], name, "given a range")
