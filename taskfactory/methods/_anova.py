@@ -68,6 +68,13 @@ def group_shares(n: int, k: int, rng) -> list[float]:
         ratio = 1.0 + 0.8 * (ratio - 1.0) if ratio > 1.01 else 1.0
 
 
+def draw_groups(scenario, n: int, rng) -> dict:
+    """Group shares (:func:`group_shares`) and the unit pattern of the group
+    means (:func:`unit_pattern`) of a k-group dataset, in that order."""
+    shares = group_shares(n, level_count(scenario), rng)
+    return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng, scenario.dgp.get("trend"))}
+
+
 def unit_pattern(sizes, rng, trend: int | None = None) -> list[float]:
     """Standardised group locations: size-weighted mean 0 and size-weighted SD 1.
 

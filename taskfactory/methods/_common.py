@@ -107,6 +107,13 @@ def welch_df(a: np.ndarray, b: np.ndarray) -> float:
     return float((va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1)))
 
 
+def check_two_groups(scenario) -> None:
+    """Raise ValueError unless the column playing ``group`` has exactly 2 levels."""
+    group = scenario.variable(scenario.roles["group"])
+    if len(group.levels) != 2:
+        raise ValueError(f"group '{group.name}' needs exactly 2 levels")
+
+
 def check_location(scenario, role: str, location: str = "mean", spread: str | None = "sd") -> None:
     """Raise ValueError unless ``dgp[location]`` is a number inside the range of
     the column playing ``role`` and ``dgp[spread]`` a positive number (scenario checks)."""

@@ -18,7 +18,7 @@ weighted norm, so the margins stay ``p`` and ``q`` and Cohen's w is exactly
 import math
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
 
 from ..effects import chi2_noncentrality
 from ..kit import column_spec, finish

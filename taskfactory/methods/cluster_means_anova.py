@@ -22,10 +22,10 @@ import numpy as np
 
 from ..effects import f_noncentrality
 from ..family import Family
-from ..kit import cluster_sizes, column_spec, finish, nested_groups, split_sizes
+from ..kit import cluster_sizes, column_spec, finish, nested_groups
 from ..registry import register
 from . import _describe
-from ._anova import group_shares, level_count, oneway, unit_pattern, validate_groups
+from ._anova import draw_groups, oneway, validate_groups
 from ._common import CLUSTER_ICC, check_location, cluster_means, draw_clusters
 from ._names import CLUSTER_MEANS_ANOVA, WELCH_ANOVA
 
@@ -71,13 +71,11 @@ class ClusterMeansAnova(Family):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """Group shares (:func:`_anova.group_shares`, reached by whole clusters),
-        the unit pattern of the group means, the number of clusters
+        """Group shares (:func:`_anova.draw_groups`, the shares reached by
+        whole clusters), the number of clusters
         (:func:`_common.draw_clusters`) and the intraclass correlation."""
-        k = level_count(scenario)
-        shares = group_shares(n, k, rng)
-        return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng, scenario.dgp.get("trend")),
-                **draw_clusters(scenario, n, rng), "icc": float(rng.uniform(*CLUSTER_ICC))}
+        return {**draw_groups(scenario, n, rng), **draw_clusters(scenario, n, rng),
+                "icc": float(rng.uniform(*CLUSTER_ICC))}
 
     def validate(self, scenario):
         validate_groups(scenario)

@@ -27,7 +27,7 @@ from ..kit import cluster_sizes, column_spec, finish, first_group_share, nested_
 from ..registry import register
 from ..scenarios import require_direction
 from . import _describe
-from ._common import CLUSTER_ICC, check_location, cluster_means, draw_clusters, grouped, nonconstant
+from ._common import CLUSTER_ICC, check_location, check_two_groups, cluster_means, draw_clusters, grouped, nonconstant
 from ._names import CLUSTER_MEANS_T, CLUSTER_MEANS_WELCH_T, WELCH_T
 from ._ttest import two_sample
 
@@ -89,9 +89,7 @@ class ClusterMeansT(Family):
                 "icc": float(rng.uniform(*CLUSTER_ICC))}
 
     def validate(self, scenario):
-        group = scenario.variable(scenario.roles["group"])
-        if len(group.levels) != 2:
-            raise ValueError(f"group '{group.name}' needs exactly 2 levels")
+        check_two_groups(scenario)
         check_location(scenario, "outcome")
         require_direction(scenario)
 

@@ -8,7 +8,7 @@ power or mislead.
 """
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
 
 from ..effects import chi2_noncentrality
 from ..kit import column_spec, crossed_clusters, finish, labels_for, split_sizes
@@ -17,7 +17,7 @@ from ..registry import register
 from ._names import CLASSICAL_ANOVA, KRUSKAL_WALLIS
 from . import _describe
 from ._common import check_location, draw_clusters
-from ._anova import group_shares, level_count, kruskal, oneway, unit_pattern, validate_groups
+from ._anova import draw_groups, kruskal, oneway, validate_groups
 from ._dist import norm_cdf
 
 
@@ -53,12 +53,10 @@ class KruskalWallis(Family):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """Group shares (:func:`_anova.group_shares`) and the unit pattern of the
-        log-scale group locations (size-weighted mean 0, SD 1)."""
-        k = level_count(scenario)
-        shares = group_shares(n, k, rng)
-        return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng, scenario.dgp.get("trend")),
-                **draw_clusters(scenario, n, rng)}
+        """Group shares and the unit pattern of the log-scale group locations
+        (size-weighted mean 0, SD 1; :func:`_anova.draw_groups`), and the
+        number of clusters where the scenario has them."""
+        return {**draw_groups(scenario, n, rng), **draw_clusters(scenario, n, rng)}
 
     def validate(self, scenario):
         validate_groups(scenario)

@@ -22,7 +22,7 @@ from ..registry import register
 from ._names import RANK_SUM, RANK_SUM_CORRECTED, WELCH_T
 from . import _describe
 from ..scenarios import require_number
-from ._common import check_location, draw_clusters, grouped, nonconstant
+from ._common import check_location, check_two_groups, draw_clusters, grouped, nonconstant
 from ._ranks import rank_sum_test
 from ._ttest import two_sample
 
@@ -80,9 +80,8 @@ class MannWhitney(Family):
                 **draw_clusters(scenario, n, rng)}
 
     def validate(self, scenario):
+        check_two_groups(scenario)
         group = scenario.variable(scenario.roles["group"])
-        if len(group.levels) != 2:
-            raise ValueError(f"group '{group.name}' needs exactly 2 levels")
         if scenario.dgp["shifted"] not in group.levels:
             raise ValueError(f"dgp shifted ({scenario.dgp['shifted']!r}) must be a level of '{group.name}'")
         check_location(scenario, "outcome", "median", spread=None)

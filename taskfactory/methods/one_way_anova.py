@@ -15,7 +15,7 @@ from ..registry import register
 from ._names import CLASSICAL_ANOVA
 from . import _describe
 from ._common import check_location, draw_clusters
-from ._anova import WELCH_F, group_shares, level_count, oneway, unit_pattern, validate_groups
+from ._anova import WELCH_F, draw_groups, oneway, validate_groups
 
 
 
@@ -49,12 +49,10 @@ class OneWayAnova(Family):
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
-        """Group shares (:func:`_anova.group_shares`) and the unit pattern of the
-        group means (size-weighted mean 0, SD 1)."""
-        k = level_count(scenario)
-        shares = group_shares(n, k, rng)
-        return {"shares": shares, "pattern": unit_pattern(split_sizes(n, shares), rng, scenario.dgp.get("trend")),
-                **draw_clusters(scenario, n, rng)}
+        """Group shares and the unit pattern of the group means (size-weighted
+        mean 0, SD 1; :func:`_anova.draw_groups`), and the number of clusters
+        where the scenario has them."""
+        return {**draw_groups(scenario, n, rng), **draw_clusters(scenario, n, rng)}
 
     def validate(self, scenario):
         validate_groups(scenario)

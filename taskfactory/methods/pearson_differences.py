@@ -44,29 +44,42 @@ def generate(condition, rng):
     })
 
 
-class PearsonDifferences(Family):
-    name = "pearson_differences"
-    title = "Pearson correlation of first differences"
+class SeriesCorrelation(Family):
+    """What the series siblings (pearson_differences, spearman_differences)
+    share: roles, dgp schema and its check (the levels' mean +/- ``reach`` SDs
+    inside the range, values recorded finely enough for the changes), the
+    persistence of a dataset's two series, the medium effect and the hints."""
+
     category = "correlation"
     question_kind = "association"
-    canonical = "cor.test(diff(x), diff(y))"
-    test_name = PEARSON_DIFFERENCES
-    naive_name = PEARSON
     roles = {"x": "numeric", "y": "numeric", "period": "period"}
     min_n = 40  # pearson's (siblings share their range of N)
     dgp_keys = ("x_mean", "x_sd", "y_mean", "y_sd")
-    naive_method = "Pearson correlation test of the levels, cor.test(x, y)"
     medium = 0.3
-    effect_unit = "Pearson's r of the first differences"
     effect_bounds = (-1.0, 1.0)
-    generate = staticmethod(generate)
+    #: The SDs about the mean the levels' range must hold.
+    reach = 4.0
 
     def draw_params(self, scenario, n, rng):
         return draw_persistence(rng)
 
     def validate(self, scenario):
-        check_normal_margins(scenario, fine=True)
+        check_normal_margins(scenario, reach=self.reach, fine=True)
         require_direction(scenario)
+
+    def hints(self, condition, data):
+        return _describe.association(data, condition.roles["x"], condition.roles["y"], condition.roles["period"])
+
+
+class PearsonDifferences(SeriesCorrelation):
+    name = "pearson_differences"
+    title = "Pearson correlation of first differences"
+    canonical = "cor.test(diff(x), diff(y))"
+    test_name = PEARSON_DIFFERENCES
+    naive_name = PEARSON
+    naive_method = "Pearson correlation test of the levels, cor.test(x, y)"
+    effect_unit = "Pearson's r of the first differences"
+    generate = staticmethod(generate)
 
     def analyse(self, condition, data):
         return of_changes(pearson_test, condition, data)
@@ -79,9 +92,6 @@ class PearsonDifferences(Family):
         on n - 3 df: r = t / sqrt(n - 3 + t^2)."""
         t = t_critical(z, n - 3)
         return float(t / np.sqrt(n - 3 + t * t))
-
-    def hints(self, condition, data):
-        return _describe.association(data, condition.roles["x"], condition.roles["y"], condition.roles["period"])
 
 
 register(PearsonDifferences())

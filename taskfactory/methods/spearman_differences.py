@@ -19,14 +19,12 @@ misleads Pearson's r; Kendall's tau of the changes is accepted beside rho.
 
 import numpy as np
 
-from ..family import Alternative, Family
+from ..family import Alternative
 from ..kit import ar1, correlated_normals, finish
 from ..registry import register
-from ..scenarios import require_direction
-from . import _describe
-from ._correlation import (KENDALL_METHOD, check_normal_margins, draw_persistence, kendall_test, of_changes,
-                           spearman_test)
+from ._correlation import KENDALL_METHOD, kendall_test, of_changes, spearman_test
 from ._names import KENDALL_DIFFERENCES, SPEARMAN, SPEARMAN_DIFFERENCES
+from .pearson_differences import SeriesCorrelation
 
 #: The range of the per-series tail factor k of sinh(k z) at N = 40 (the
 #: larger, the heavier the jumps), where the Shapiro-Wilk test at 2.5 % of
@@ -35,8 +33,6 @@ from ._names import KENDALL_DIFFERENCES, SPEARMAN, SPEARMAN_DIFFERENCES
 #: still sees them and the levels of a long series stay within about 6 SDs of
 #: their mean.
 TAIL = (1.5, 1.9)
-#: The SDs about the mean the levels' range must hold (the jumps reach further than a normal series).
-REACH = 6.0
 
 
 def jumps(z, k):
@@ -63,17 +59,12 @@ def kendall_of_changes(condition, data):
     return of_changes(kendall_test, condition, data)
 
 
-class SpearmanDifferences(Family):
+class SpearmanDifferences(SeriesCorrelation):
     name = "spearman_differences"
     title = "Spearman rank correlation of first differences"
-    category = "correlation"
-    question_kind = "association"
     canonical = 'cor.test(diff(x), diff(y), method = "spearman")'
     test_name = SPEARMAN_DIFFERENCES
     naive_name = SPEARMAN
-    roles = {"x": "numeric", "y": "numeric", "period": "period"}
-    min_n = 40  # pearson's (siblings share their range of N)
-    dgp_keys = ("x_mean", "x_sd", "y_mean", "y_sd")
     naive_method = 'Spearman rank correlation test of the levels, cor.test(x, y, method = "spearman")'
     accepted = (Alternative(method=KENDALL_METHOD, call='cor.test(diff(x), diff(y), method = "kendall")',
                             run=kendall_of_changes, name=KENDALL_DIFFERENCES,
@@ -81,18 +72,13 @@ class SpearmanDifferences(Family):
                                    'one_step <- diff(d[["{period}"]]) == 1\n'
                                    'res <- cor.test(diff(d[["{x}"]])[one_step], diff(d[["{y}"]])[one_step], '
                                    'method = "kendall")'),)
-    medium = 0.3
     effect_unit = "Spearman's rho of the innovations"
-    effect_bounds = (-1.0, 1.0)
+    reach = 6.0   # the jumps reach further than a normal series
     generate = staticmethod(generate)
 
     def draw_params(self, scenario, n, rng):
         shrink = (40.0 / n) ** 0.15
-        return {**draw_persistence(rng), "tail": [float(k) for k in shrink * rng.uniform(*TAIL, 2)]}
-
-    def validate(self, scenario):
-        check_normal_margins(scenario, reach=REACH, fine=True)
-        require_direction(scenario)
+        return {**super().draw_params(scenario, n, rng), "tail": [float(k) for k in shrink * rng.uniform(*TAIL, 2)]}
 
     def analyse(self, condition, data):
         return of_changes(spearman_test, condition, data)
@@ -104,9 +90,6 @@ class SpearmanDifferences(Family):
         """Spearman's rho whose Fisher z sits ``z`` standard errors from zero
         over n - 1 changes, the variance of the Fisher z of rho about 1.06 / (n - 4)."""
         return float(np.tanh(z * np.sqrt(1.06 / (n - 4))))
-
-    def hints(self, condition, data):
-        return _describe.association(data, condition.roles["x"], condition.roles["y"], condition.roles["period"])
 
 
 register(SpearmanDifferences())

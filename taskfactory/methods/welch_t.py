@@ -14,7 +14,7 @@ from ..registry import register
 from ._names import STUDENT_T, WELCH_T
 from . import _describe
 from ..scenarios import require_direction
-from ._common import check_location, draw_clusters, grouped, nonconstant
+from ._common import check_location, check_two_groups, draw_clusters, grouped, nonconstant
 from ._ttest import two_sample
 
 
@@ -80,9 +80,7 @@ class WelchT(Family):
         return {"share": share, "sd_scale": scale, **draw_clusters(scenario, n, rng)}
 
     def validate(self, scenario):
-        group = scenario.variable(scenario.roles["group"])
-        if len(group.levels) != 2:
-            raise ValueError(f"group '{group.name}' needs exactly 2 levels")
+        check_two_groups(scenario)
         check_location(scenario, "outcome")
         require_direction(scenario)
 
