@@ -2,7 +2,6 @@
 ``p.adjust(method = "BH")``, read at the target (R's p.adjust itself, with
 ties and caps at m = 5 and m = 20, is pinned in test_holm_adjusted.py)."""
 
-import numpy as np
 import pytest
 
 import taskfactory as tf
