@@ -129,7 +129,8 @@ def test_a_real_corpus_verifies_and_scores_as_a_built_one_and_crosscheck_takes_i
     tasks = list(iter_records(imported, columns=check.COLUMNS))
     designs = {t["scenario"]: check.design(t, spec) for t in tasks}
     assert designs == {"clinic_sbp": ({"outcome": "sbp", "group": "arm", "cluster": None}, {"sbp": (70.0, 150.0)}),
-                       "ovarian_rx": ({"time": "futime", "event": "fustat", "group": "rx", "covariates": []}, {})}
+                       "ovarian_rx": ({"time": "futime", "event": "fustat", "group": "rx", "covariates": [], "cluster": None},
+                                      {})}
     clinic = next(t for t in tasks if t["scenario"] == "clinic_sbp")
     gold_code = check.checks(clinic, designs["clinic_sbp"][0])[0][2]
     block = check.r_block(clinic, *designs["clinic_sbp"], Path("x.csv"), "c", gold_code, "p")

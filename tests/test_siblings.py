@@ -38,7 +38,10 @@ def test_every_sibling_kind_is_listed_and_shares_every_scenario_its_design_can_t
     of the eight, the correlations of first differences take the
     association scenarios whose rows are a series (a period role), eight of
     the twenty, and the tests on cluster means take the two- and k-group
-    scenarios whose rows carry their cluster (a cluster role), five of sixteen."""
+    scenarios whose rows carry their cluster (a cluster role), five of sixteen,
+    as the test on cluster proportions takes eight of the fourteen
+    two-proportion scenarios and the test on cluster event rates all ten
+    time-to-event ones."""
     assert KINDS == ["association", "biomarker_panel", "clustered_regression", "counts", "k_groups", "paired",
                      "regression", "time_to_event", "two_groups", "two_proportions"]
     for kind in KINDS:
@@ -50,7 +53,8 @@ def test_every_sibling_kind_is_listed_and_shares_every_scenario_its_design_can_t
         clustered = [s.id for s in load_scenarios(siblings(kind)[0]) if "cluster" in s.roles]
         expected = {name: {"cluster_fixed_effects": within, "ols_quadratic": curved, "pearson_differences": series,
                            "spearman_differences": series, "cluster_means_t": clustered,
-                           "cluster_means_anova": clustered}.get(name, every) for name in ids}
+                           "cluster_means_anova": clustered, "cluster_proportions_t": clustered,
+                           "cluster_event_rates_t": clustered}.get(name, every) for name in ids}
         assert ids == expected, kind
         if kind == "clustered_regression":
             assert len(within) == 5
@@ -61,6 +65,10 @@ def test_every_sibling_kind_is_listed_and_shares_every_scenario_its_design_can_t
             assert len(series) == 8 and len(every) == 20
         if kind in ("two_groups", "k_groups"):
             assert len(clustered) == 5 and len(every) == 16, kind
+        if kind == "two_proportions":
+            assert len(clustered) == 8 and len(every) == 14
+        if kind == "time_to_event":
+            assert len(clustered) == len(every) == 10
 
 
 @pytest.mark.parametrize("kind", KINDS)

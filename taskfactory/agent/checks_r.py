@@ -112,8 +112,9 @@ def _expected(a: str, b: str, label: str) -> str:
 
 
 def _two_proportions(roles: dict) -> str:
-    return _expected(col(roles["group"]), col(roles["outcome"]),
-                     "Expected counts under independence (the large-sample test wants 5 or more)")
+    return _cluster_design(roles) + _expected(col(roles["group"]), col(roles["outcome"]),
+                                              "Expected counts under independence (the large-sample test wants 5 "
+                                              "or more)")
 
 
 def _regression(roles: dict) -> str:
@@ -161,7 +162,8 @@ def _clustered(roles: dict) -> str:
 def _time_to_event(roles: dict) -> str:
     terms = " + ".join(f"`{c}`" for c in roles["covariates"]) or "1"
     group = col(roles["group"])
-    return (f"z <- as.numeric(as.character({group}) == max(as.character({group})))\n"
+    return _cluster_design(roles) + (
+            f"z <- as.numeric(as.character({group}) == max(as.character({group})))\n"
             f"fit <- suppressWarnings(glm(z ~ {terms}, family = binomial, data = d))\n"
             "lr <- fit$null.deviance - fit$deviance\n"
             'cat(sprintf("Covariate balance between the groups, logistic likelihood-ratio test: chi2 = %.3f, p = %.4g\\n", '

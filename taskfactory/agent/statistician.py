@@ -128,10 +128,11 @@ def _association(roles: dict) -> str:
 
 
 def _two_proportions(roles: dict) -> str:
-    return (f"t = pd.crosstab(d[{roles['group']!r}].astype(str), d[{roles['outcome']!r}].astype(str))\n"
-            "e = np.outer(t.sum(axis=1), t.sum(axis=0)) / t.to_numpy().sum()\n"
-            "print(f'Expected counts under independence (the large-sample test wants 5 or more): "
-            "smallest = {e.min():.3f}, cells = {e.size}')\n")
+    return _cluster_design(roles) + (
+        f"t = pd.crosstab(d[{roles['group']!r}].astype(str), d[{roles['outcome']!r}].astype(str))\n"
+        "e = np.outer(t.sum(axis=1), t.sum(axis=0)) / t.to_numpy().sum()\n"
+        "print(f'Expected counts under independence (the large-sample test wants 5 or more): "
+        "smallest = {e.min():.3f}, cells = {e.size}')\n")
 
 
 def _regression(roles: dict) -> str:
@@ -176,7 +177,8 @@ def _clustered(roles: dict) -> str:
 
 def _time_to_event(roles: dict) -> str:
     group, covs = roles["group"], roles["covariates"]
-    return (f"levels = sorted(d[{group!r}].astype(str).unique())\n"
+    return _cluster_design(roles) + (
+            f"levels = sorted(d[{group!r}].astype(str).unique())\n"
             f"z = (d[{group!r}].astype(str) == levels[-1]).astype(float)\n"
             f"Xc = sm.add_constant(pd.get_dummies(d[{covs!r}], drop_first=True, dtype=float), has_constant='add')\n"
             "import warnings\n"
@@ -303,11 +305,19 @@ def _fmt(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _groups_rule(checks: dict, rank_test: str, welch: str, cluster_means: str) -> tuple[str, str]:
+def _whole_clusters(checks: dict, summary: str) -> tuple[bool, str]:
+    """Whether the checks found every cluster in one group (whole clusters
+    assigned), and why then the clusters' ``summary`` are the units."""
     design = _check(checks, "Clusters holding more than one group", "count", "clusters", optional=True)
-    if design and design["count"] == 0:
-        return cluster_means, (f"each of the {_fmt(design['clusters'])} clusters lies in one group (whole clusters "
-                               "were assigned), so the clusters' means are the independent units")
+    return bool(design) and design["count"] == 0, (
+        f"each of the {_fmt(design.get('clusters'))} clusters lies in one group (whole clusters were assigned), "
+        f"so the clusters' {summary} are the independent units")
+
+
+def _groups_rule(checks: dict, rank_test: str, welch: str, cluster_means: str) -> tuple[str, str]:
+    whole, why = _whole_clusters(checks, "means")
+    if whole:
+        return cluster_means, why
     p = _check(checks, "Shapiro-Wilk test of the within-group", "p")["p"]
     if p < CHECK_ALPHA:
         return rank_test, f"the within-group residuals are not normal (Shapiro-Wilk p = {_fmt(p)}), so a rank test"
@@ -358,6 +368,9 @@ def _association_rule(checks: dict) -> tuple[str, str]:
 
 
 def _two_proportions_rule(checks: dict) -> tuple[str, str]:
+    whole, why = _whole_clusters(checks, "proportions")
+    if whole:
+        return "cluster_proportions_t", why
     table = _check(checks, "Expected counts under independence", "smallest", "cells")
     smallest = table["smallest"]
     if table["cells"] != 4.0 or smallest < 5:
@@ -402,6 +415,9 @@ def _clustered_rule(checks: dict) -> tuple[str, str]:
 
 
 def _time_to_event_rule(checks: dict) -> tuple[str, str]:
+    whole, why = _whole_clusters(checks, "event rates")
+    if whole:
+        return "cluster_event_rates_t", why
     p = _check(checks, "Covariate balance", "p")["p"]
     if p < CHECK_ALPHA:
         return "cox_ph", f"the covariates differ between the groups (p = {_fmt(p)}), so a Cox model adjusts for them"

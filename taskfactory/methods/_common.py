@@ -114,6 +114,22 @@ def check_two_groups(scenario) -> None:
         raise ValueError(f"group '{group.name}' needs exactly 2 levels")
 
 
+def check_two_proportions(scenario, lowest: float) -> None:
+    """Raise ValueError unless the outcome and group columns have 2 levels
+    each, ``positive`` is one of the outcome's, and ``dgp p`` is a proportion
+    from ``lowest`` to 1 - ``lowest`` (scenario checks)."""
+    for role in ("outcome", "group"):
+        levels = scenario.variable(scenario.roles[role]).levels
+        if len(levels) != 2:
+            raise ValueError(f"{role} '{scenario.roles[role]}' needs exactly 2 levels")
+    positive = scenario.roles["positive"]
+    if positive not in scenario.variable(scenario.roles["outcome"]).levels:
+        raise ValueError(f"positive ({positive!r}) must be one of the levels of '{scenario.roles['outcome']}'")
+    p = scenario.dgp["p"]
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not lowest <= p <= 1.0 - lowest:
+        raise ValueError(f"dgp p ({p!r}) must be a proportion from {lowest:g} to {1.0 - lowest:g}")
+
+
 def check_location(scenario, role: str, location: str = "mean", spread: str | None = "sd") -> None:
     """Raise ValueError unless ``dgp[location]`` is a number inside the range of
     the column playing ``role`` and ``dgp[spread]`` a positive number (scenario checks)."""

@@ -222,7 +222,8 @@ def time_to_event(data, roles: dict) -> list[str]:
     """Times to an event, some censored, in two groups: the events and
     censored rows per group, the recorded times, and how the groups compare
     on each covariate (for a numeric exposure, as real data may give: its
-    spread, the events and the times)."""
+    spread, the events and the times); with a cluster column, how many
+    clusters and whether the group varies within them."""
     time = data[roles["time"]].to_numpy(dtype=float)
     event = data[roles["event"]].to_numpy(dtype=float) == 1
     column = data[roles["group"]]
@@ -237,6 +238,8 @@ def time_to_event(data, roles: dict) -> list[str]:
              f"{int(np.sum(~event & (group == lv)))} censored ({100 * np.mean(~event[group == lv]):.0f} %)"
              for lv in levels]
     out = [f"By '{roles['group']}': " + "; ".join(parts) + "."]
+    if roles.get("cluster"):
+        out.insert(0, _clusters(data, roles["cluster"], roles["group"]))
     censored = time[~event]
     follow = f"; the censored rows' median '{roles['time']}' is {float(np.median(censored)):.4g}" if len(censored) else ""
     out.append(f"'{roles['time']}' runs from {time.min():.4g} to {time.max():.4g} with {len(np.unique(time))} "
@@ -319,6 +322,14 @@ def table(data, a: str, b: str) -> list[str]:
     r, c = counts.shape
     return [f"Cross-tabulated, '{a}' and '{b}' give a {r} x {c} table of {int(counts.sum())} rows; the smallest "
             f"expected count under independence is {expected.min():.1f}."]
+
+
+def two_proportions(data, roles: dict) -> list[str]:
+    """A binary outcome in two groups: :func:`table`; with a cluster column,
+    how many clusters and whether the group varies within them."""
+    out = table(data, roles["group"], roles["outcome"])
+    cluster = roles.get("cluster")
+    return out if cluster is None else [_clusters(data, cluster, roles["group"])] + out
 
 
 def _unit_spread(data, column: str, unit: str) -> tuple[float, float]:

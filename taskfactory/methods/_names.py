@@ -70,6 +70,28 @@ CLUSTER_MEANS_WELCH_T = TestName("Welch t-test on cluster means", (
     "welch t test on cluster mean", "welch t test of cluster mean", "welch on cluster mean",
     "welch t test on the cluster mean", "unequal variance t test on cluster mean", "welch cluster level t test"))
 
+CLUSTER_PROPORTIONS_T = TestName("Two-sample t-test on cluster proportions", (
+    "t test on cluster proportion", "t test of cluster proportion", "two sample t test on cluster proportion",
+    "student t test on cluster proportion", "pooled t test on cluster proportion", "t test on the cluster proportion",
+    "t test of the cluster proportion", "cluster level t test on proportion", "t test on proportion per cluster",
+    "t test on cluster level proportion", "t test on cluster rate", "t test on cluster prevalence",
+    "t test var equal true on cluster proportion", "analysis of cluster proportion"))
+CLUSTER_PROPORTIONS_WELCH_T = TestName("Welch t-test on cluster proportions", (
+    "welch t test on cluster proportion", "welch t test of cluster proportion", "welch on cluster proportion",
+    "welch t test on the cluster proportion", "unequal variance t test on cluster proportion",
+    "welch t test on cluster rate"))
+
+CLUSTER_RATES_T = TestName("Two-sample t-test on cluster event rates", (
+    "t test on cluster event rate", "t test of cluster event rate", "two sample t test on cluster event rate",
+    "student t test on cluster event rate", "pooled t test on cluster event rate", "t test on the cluster event rate",
+    "t test on cluster incidence rate", "t test on event rate per cluster", "t test on events per person time",
+    "cluster level t test on event rate", "t test var equal true on cluster event rate",
+    "analysis of cluster event rate"))
+CLUSTER_RATES_WELCH_T = TestName("Welch t-test on cluster event rates", (
+    "welch t test on cluster event rate", "welch t test of cluster event rate", "welch on cluster event rate",
+    "welch t test on the cluster event rate", "unequal variance t test on cluster event rate",
+    "welch t test on cluster incidence rate"))
+
 
 CLUSTER_MEANS_ANOVA = TestName("One-way ANOVA on cluster means", (
     "anova on cluster mean", "anova of cluster mean", "one way anova on cluster mean", "f test on cluster mean",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from ..kit import column_spec, covariates, finish, split_sizes, survival_times
+from ..kit import column_spec, covariates, crossed_clusters, finish, split_sizes, survival_times
 from ..registry import register
 from ._factor import LEVELS, LEVELS_DOMAIN, FactorExposure
 from ._names import COX_PH, LOG_RANK
@@ -48,15 +48,15 @@ def generate(condition, rng):
     columns[roles["group"]] = np.asarray(levels, dtype=object)[second.astype(int)]
     columns[roles["time"]] = time
     columns[roles["event"]] = event
-    return finish(condition, rng, columns)
+    return finish(condition, rng, {**columns, **crossed_clusters(condition, n, rng)})
 
 
 class CoxPh(FactorExposure, TimeToEvent):
     name = "cox_ph"
     title = "Cox proportional hazards regression coefficient (Wald z)"
     canonical = "summary(coxph(Surv(time, event) ~ group + covariates))"
-    roles = {**TimeToEvent.roles, LEVELS: "value"}
-    optional_roles = (LEVELS,)
+    roles = {**TimeToEvent.roles, LEVELS: "value", "cluster": "cluster"}
+    optional_roles = (LEVELS, "cluster")   # cluster: as log_rank's
     value_domains = {LEVELS: LEVELS_DOMAIN}
     factor_role = "group"
     levels_canonical = "anova(coxph(Surv(time, event) ~ covariates), coxph(Surv(time, event) ~ group + covariates))"

@@ -21,13 +21,13 @@ import numpy as np
 from scipy import optimize, stats
 
 from ..effects import effect_for_power
-from ..kit import column_spec, finish, first_group_share, labels_for, split_sizes
+from ..kit import column_spec, crossed_clusters, finish, first_group_share, labels_for, split_sizes
 from ..family import Family
 from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction
 from . import _describe
-from ._common import chisq_yates, counts_2x2
+from ._common import check_two_proportions, chisq_yates, counts_2x2, draw_clusters
 from ._names import CHI_SQUARE, FISHER
 
 #: The range of the expected count of the rarer outcome in the smaller group
@@ -111,6 +111,7 @@ def generate(condition, rng):
     return finish(condition, rng, {
         condition.roles["outcome"]: np.where(success, positive, negative).astype(object),
         condition.roles["group"]: labels_for(groups, sizes),
+        **crossed_clusters(condition, condition.n, rng),
     })
 
 
@@ -198,7 +199,8 @@ class FisherExact(Family):
     null_p = "discrete"
     canonical = "fisher.test(table(group, outcome))"
     test_name = FISHER
-    roles = {"outcome": "category", "group": "category", "positive": "level"}
+    roles = {"outcome": "category", "group": "category", "positive": "level", "cluster": "cluster"}
+    optional_roles = ("cluster",)  # cluster_proportions_t's clusters: the test ignores them
     min_n = 60  # two_proportion_z's (siblings share their range of N)
     dgp_keys = ("p",)
     naive_method = "Pearson's chi-square test of the 2 x 2 table (chisq.test)"
@@ -222,19 +224,11 @@ class FisherExact(Family):
         limit = float(rng.uniform(*BASE_EXPECTED)) / small
         if rare > limit:
             baseline = limit if baseline < 0.5 else 1.0 - limit
-        return {"share": first, "baseline": baseline, "direction": scenario.dgp.get("direction", 1)}
+        return {"share": first, "baseline": baseline, "direction": scenario.dgp.get("direction", 1),
+                **draw_clusters(scenario, n, rng)}
 
     def validate(self, scenario):
-        for role in ("outcome", "group"):
-            levels = scenario.variable(scenario.roles[role]).levels
-            if len(levels) != 2:
-                raise ValueError(f"{role} '{scenario.roles[role]}' needs exactly 2 levels")
-        if scenario.roles["positive"] not in scenario.variable(scenario.roles["outcome"]).levels:
-            raise ValueError(f"positive ({scenario.roles['positive']!r}) must be one of the levels of "
-                             f"'{scenario.roles['outcome']}'")
-        p = scenario.dgp["p"]
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.02 <= p <= 0.98:
-            raise ValueError(f"dgp p ({p!r}) must be a proportion from 0.02 to 0.98")
+        check_two_proportions(scenario, lowest=0.02)
         require_direction(scenario)
 
     def analyse(self, condition, data):
@@ -253,7 +247,7 @@ class FisherExact(Family):
         return effect_for_power(lambda log_or: power(n1, n2, *map(float, rates(params, log_or))), z, MAX_LOG_OR)
 
     def hints(self, condition, data):
-        return _describe.table(data, condition.roles["group"], condition.roles["outcome"])
+        return _describe.two_proportions(data, condition.roles)
 
 
 register(FisherExact())

@@ -27,12 +27,13 @@ import numpy as np
 from scipy import optimize
 
 from ..family import Alternative, Family
-from ..kit import column_spec, covariates, finish, first_group_share, normal_expectation, split_sizes, survival_times
+from ..kit import (column_spec, covariates, crossed_clusters, finish, first_group_share, normal_expectation,
+                   split_sizes, survival_times)
 from ..registry import register
 from ..result import TestResult
 from ..scenarios import require_direction, require_number
 from . import _describe
-from ._common import grouped, nonconstant, require, require_varies
+from ._common import draw_clusters, grouped, nonconstant, require, require_varies
 from ._dist import chi2_sf
 from ._factor import factor_levels, lr_result
 from ._models import model_matrix
@@ -71,7 +72,7 @@ def generate(condition, rng):
     columns[roles["group"]] = np.asarray(levels, dtype=object)[second.astype(int)]
     columns[roles["time"]] = time
     columns[roles["event"]] = event
-    return finish(condition, rng, columns)
+    return finish(condition, rng, {**columns, **crossed_clusters(condition, n, rng)})
 
 
 def event_share(scale, shape, follow_up, entry, dropout, gamma):
@@ -197,7 +198,7 @@ class TimeToEvent(Family):
         gamma = float(rng.uniform(*CONFOUNDER_EFFECT))
         return {"share": share, "censored": censored, "shape": shape, "entry": entry, "dropout": dropout,
                 "confounder_effect": gamma,
-                "scale": time_scale(censored, shape, follow_up, entry, dropout, gamma)}
+                "scale": time_scale(censored, shape, follow_up, entry, dropout, gamma), **draw_clusters(scenario, n, rng)}
 
     def validate(self, scenario):
         dgp, roles = scenario.dgp, scenario.roles
@@ -245,6 +246,8 @@ class TimeToEvent(Family):
 class LogRank(TimeToEvent):
     name = "log_rank"
     title = "Log-rank test"
+    roles = {**TimeToEvent.roles, "cluster": "cluster"}
+    optional_roles = ("cluster",)  # cluster_event_rates_t's clusters: the test ignores them
     canonical = "survdiff(Surv(time, event) ~ group)"
     test_name = LOG_RANK
     naive_name = WELCH_T

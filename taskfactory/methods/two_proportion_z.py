@@ -22,14 +22,14 @@ import math
 import numpy as np
 
 from ..effects import Z_BORDERLINE
-from ..kit import column_spec, finish, first_group_share, labels_for, split_sizes
+from ..kit import column_spec, crossed_clusters, finish, first_group_share, labels_for, split_sizes
 from ..family import Alternative, Family, reference_template
 from ..registry import register
 from ._names import PROP_TEST, PROP_Z
 from . import _describe
 from ..result import TestResult
 from ..scenarios import require_direction
-from ._common import counts_2x2, require
+from ._common import check_two_proportions, counts_2x2, draw_clusters, require
 from ._dist import chi2_sf
 
 MIN_N = 60
@@ -66,6 +66,7 @@ def generate(condition, rng):
     return finish(condition, rng, {
         condition.roles["outcome"]: np.where(success, positive, negative).astype(object),
         condition.roles["group"]: labels_for(groups, sizes),
+        **crossed_clusters(condition, condition.n, rng),
     })
 
 
@@ -110,7 +111,8 @@ class TwoProportionZ(Family):
     null_p = "conservative"
     canonical = "prop.test(successes, totals)"
     test_name = PROP_TEST
-    roles = {"outcome": "category", "group": "category", "positive": "level"}
+    roles = {"outcome": "category", "group": "category", "positive": "level", "cluster": "cluster"}
+    optional_roles = ("cluster",)  # cluster_proportions_t's clusters: the test ignores them
     min_n = MIN_N
     dgp_keys = ("p",)
     accepted = (UNCORRECTED,)
@@ -141,19 +143,10 @@ class TwoProportionZ(Family):
             return n * min(first, 1.0 - first) * worst >= MIN_EXPECTED
 
         t = next((t for t in np.linspace(0.0, 1.0, 201) if enough(baseline + t * (0.5 - baseline))), 1.0)
-        return {"share": first, "baseline": float(baseline + t * (0.5 - baseline))}
+        return {"share": first, "baseline": float(baseline + t * (0.5 - baseline)), **draw_clusters(scenario, n, rng)}
 
     def validate(self, scenario):
-        for role in ("outcome", "group"):
-            levels = scenario.variable(scenario.roles[role]).levels
-            if len(levels) != 2:
-                raise ValueError(f"{role} '{scenario.roles[role]}' needs exactly 2 levels")
-        positive = scenario.roles["positive"]
-        if positive not in scenario.variable(scenario.roles["outcome"]).levels:
-            raise ValueError(f"positive ({positive!r}) must be one of the levels of '{scenario.roles['outcome']}'")
-        p = scenario.dgp["p"]
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.05 <= p <= 0.95:
-            raise ValueError(f"dgp p ({p!r}) must be a proportion from 0.05 to 0.95")
+        check_two_proportions(scenario, lowest=0.05)
         require_direction(scenario)
 
     def analyse(self, condition, data):
@@ -170,7 +163,7 @@ class TwoProportionZ(Family):
         return float(z * np.sqrt(s) + 0.5 * s / np.sqrt(b * (1.0 - b)))
 
     def hints(self, condition, data):
-        return _describe.table(data, condition.roles["group"], condition.roles["outcome"])
+        return _describe.two_proportions(data, condition.roles)
 
 
 register(TwoProportionZ())
