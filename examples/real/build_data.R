@@ -262,3 +262,14 @@ cw <- ChickWeight[ChickWeight$Chick %in% names(which(table(ChickWeight$Chick) ==
 cw <- cw[order(as.integer(as.character(cw$Chick)), cw$Time), ]
 out(data.frame(chick = as.integer(as.character(cw$Chick)), diet = as.integer(as.character(cw$Diet)), day = cw$Time,
                weight = cw$weight), "chickweight_complete.csv")
+
+# MASS::bacteria -- H. influenzae checks of 50 children, each given the drug or the placebo
+ba <- bacteria[order(as.character(bacteria$ID), bacteria$week), ]
+out(data.frame(child = as.character(ba$ID), treatment = ifelse(ba$ap == "a", "drug", "placebo"),
+               compliance_encouraged = ifelse(ba$hilo == "hi", "yes", "no"), week = ba$week,
+               h_influenzae = ifelse(ba$y == "y", "present", "absent")), "bacteria_children.csv")
+
+# survival::kidney -- 38 patients on dialysis, two catheter insertions each, followed to infection
+kd <- kidney[order(kidney$id), ]
+out(data.frame(patient = kd$id, sex = ifelse(kd$sex == 1, "male", "female"), age = kd$age,
+               disease = as.character(kd$disease), days = kd$time, infection = kd$status), "kidney_catheter.csv")
