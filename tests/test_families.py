@@ -24,6 +24,8 @@ from conftest import CONSERVATIVE, DISCRETE, FAMILIES, dataset, fit_n, null_p, r
 
 NULL_SEEDS = 300
 BORDER_SEEDS = 200
+#: The families whose test runs on one summary per cluster.
+CLUSTER_LEVEL = ("cluster_means_t", "cluster_means_anova", "cluster_proportions_t", "cluster_event_rates_t")
 
 
 def first_scenario(method):
@@ -185,9 +187,9 @@ def test_medium_effect_grows_with_n(method):
         # a sparse-table design keeps a few events at every N, so power stays low and flat: above alpha
         assert min(np.mean(small < 0.05), np.mean(large < 0.05)) >= 0.1
         return
-    if method in ("cluster_means_t", "cluster_means_anova"):
-        # the cluster means are the units: 10 to 24 of them whatever N, so power grows with N only as
-        # larger clusters steady their means, towards a bound the intraclass correlation sets
+    if method in CLUSTER_LEVEL:
+        # the clusters' means, shares or rates are the units: 10 to 24 of them whatever N, so power grows
+        # with N only as larger clusters steady their summaries, towards a bound the clusters' spread sets
         assert np.mean(large < 0.05) > max(np.mean(small < 0.05), 0.25)
         return
     assert np.mean(large < 0.05) >= 0.9

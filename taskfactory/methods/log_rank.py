@@ -182,7 +182,7 @@ class TimeToEvent(Family):
     category = "survival"
     question_kind = "time_to_event"
     roles = {"time": "numeric", "event": "numeric", "group": "category", "covariates": "columns"}
-    min_n = 50
+    min_n = 60   # at N = 50 the Cox Wald p-values at no effect drift from uniform (KS p 4e-4 over 300 datasets)
     medium = float(np.log(1.8))
     effect_unit = "log hazard ratio of the second group vs the first"
     dgp_keys = ("follow_up", "covariates", "confounder")
