@@ -380,17 +380,19 @@ def _two_proportions_rule(checks: dict) -> tuple[str, str]:
 
 
 def _regression_rule(checks: dict) -> tuple[str, str]:
+    """A floor, then a curve and a growing spread, the last two judged at half
+    the level each, so that a plain linear model's data pass both 95 % of the time."""
     zeros = _check(checks, "Outcome values at 0", "count")["count"]
     if zeros > 0:
         return "tobit", f"the outcome piles up at 0 ({_fmt(zeros)} values), a floor a censored model handles"
     squares = _check(checks, "HC3 Wald test of the squared", "p", optional=True)   # only with a numeric covariate
-    if squares and squares["p"] < CHECK_ALPHA:
-        return "ols_quadratic", (f"the squared covariates improve the model (HC3 Wald p = {_fmt(squares['p'])}), "
-                                 "so the adjustment needs the curve")
+    if squares and squares["p"] < CHECK_ALPHA / 2:
+        return "ols_quadratic", (f"the squared covariates improve the model (HC3 Wald p = {_fmt(squares['p'])}, "
+                                 "judged at half the level), so the adjustment needs the curve")
     spread = _check(checks, "Breusch-Pagan", "p")["p"]
-    if spread < CHECK_ALPHA:
-        return "ols_robust", (f"the residual spread changes with the exposure (Breusch-Pagan p = {_fmt(spread)}), "
-                              "so HC3 errors")
+    if spread < CHECK_ALPHA / 2:
+        return "ols_robust", (f"the residual spread changes with the exposure (Breusch-Pagan p = {_fmt(spread)}, "
+                              "judged at half the level), so HC3 errors")
     return "ols_coefficient", f"no floor, no curve and no change in spread (Breusch-Pagan p = {_fmt(spread)})"
 
 

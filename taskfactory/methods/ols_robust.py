@@ -20,9 +20,9 @@ from ._names import OLS, OLS_HC3
 from ._regression import LinearRegression, coefficients
 
 METHOD = "t test of coefficients, HC3 standard errors (sandwich::vcovHC)"
-#: Range of h, the growth of the error SD per SD of the exposure (log scale),
-#: set where Breusch-Pagan sees it in 90 % of datasets at the kind's smallest N,
-#: blank cells included.
+#: Range of h, the growth of the error SD per SD of the exposure (log scale):
+#: Breusch-Pagan at half the level sees it in 90 % of datasets at the kind's
+#: smallest N, blank cells included.
 HETEROSCEDASTICITY = (1.0, 1.3)
 
 
