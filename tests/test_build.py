@@ -376,10 +376,10 @@ def test_large_tasks_get_fewer_rows_per_shard(tmp_path, monkeypatch):
             "shard_rows": 1000, "seeds": 20}
     p = planning.plan(grid)
     per_task = planning.estimate_task_bytes("welch_t", "bp_trial", 1000000)
-    assert per_task == 1000000 * (5 * planning.CELL_BYTES + 1) + planning.TASK_TEXT_BYTES
+    assert per_task == 1000000 * (6 * planning.CELL_BYTES + 1) + planning.TASK_TEXT_BYTES   # 6 columns
     assert planning.SHARD_TEXT_BYTES == planning.ZSTD_RATIO * planning.SHARD_BYTES == 256 << 20
-    assert p.rows_per_shard("train") == planning.SHARD_TEXT_BYTES // per_task == 8
-    assert p.shard_counts("train") == [8] * 15
+    assert p.rows_per_shard("train") == planning.SHARD_TEXT_BYTES // per_task == 7
+    assert p.shard_counts("train") == [7] * 17 + [1]   # 120 tasks of one size: the last shard holds the rest
     # A shard budget of three tasks of 200 rows splits 12 tasks into 4 shards.
     monkeypatch.setattr(planning, "SHARD_TEXT_BYTES", 3 * planning.estimate_task_bytes("welch_t", "bp_trial", 200))
     small = {**grid, "n": [200], "seeds": 2}
@@ -397,7 +397,7 @@ def test_shards_are_filled_to_the_size_bound_in_build_order_and_evened_out(monke
     grid = {"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": ["bp_trial"]}, "n": [40, 2000],
             "effects": ["medium"], "perturbations": ["none"], "seeds": 3, "shard_rows": 1000}
     small, large = (planning.estimate_task_bytes("welch_t", "bp_trial", n) for n in (30, 2000))
-    assert (small, large) == (30 * 31 + 16_000, 2000 * 31 + 16_000)
+    assert (small, large) == (30 * 37 + 16_000, 2000 * 37 + 16_000)   # 6 columns of 6 bytes and a newline
     # 6 small tasks, then 6 large ones. At most 4 large tasks of text: 6 small and 2 large, then 4 large;
     # half the text is 3.8 large tasks, so [6 small + 1 large, 5 large] would break the bound.
     monkeypatch.setattr(planning, "SHARD_TEXT_BYTES", 4 * large)

@@ -127,7 +127,8 @@ def test_scenarios_of_a_method_and_of_an_unknown_one():
         "bp_trial                      medicine               Albuminuria in a trial of a new antihypertensive",
         "                                                     Does the urinary albumin-to-creatinine ratio at 12 weeks "
         "differ between patients on the new angiotensin receptor blocker and patients on standard care?",
-        '                                                     roles: {"outcome": "uacr_12wk", "group": "arm"}']
+        '                                                     roles: {"outcome": "uacr_12wk", "group": "arm", '
+        '"cluster": "clinic"}']
     bad = CliRunner().invoke(main, ["scenarios", "welch"])
     assert bad.exit_code == 2
     assert bad.output == (f"error: unknown method 'welch' (did you mean 'welch_t'?); allowed: "

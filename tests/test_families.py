@@ -181,8 +181,9 @@ def test_borderline_rejects_about_half_the_time(method):
 @pytest.mark.slow
 @pytest.mark.parametrize("method", FAMILIES)
 def test_medium_effect_grows_with_n(method):
-    small = _gold_ps(method, "medium", fit_n(method, 30), 40)
-    large = _gold_ps(method, "medium", fit_n(method, 800), 20)
+    # the cluster-level tests' power stays well below 1 (see below): 100 datasets at each N measure it
+    counts = (100, 100) if method in CLUSTER_LEVEL else (40, 20)
+    small, large = (_gold_ps(method, "medium", fit_n(method, n), k) for n, k in zip((30, 800), counts))
     if method == "fisher_exact":
         # a sparse-table design keeps a few events at every N, so power stays low and flat: above alpha
         assert min(np.mean(small < 0.05), np.mean(large < 0.05)) >= 0.1
@@ -190,7 +191,8 @@ def test_medium_effect_grows_with_n(method):
     if method in CLUSTER_LEVEL:
         # the clusters' means, shares or rates are the units: 10 to 24 of them whatever N, so power grows
         # with N only as larger clusters steady their summaries, towards a bound the clusters' spread sets
-        assert np.mean(large < 0.05) > max(np.mean(small < 0.05), 0.25)
+        # (a medium effect is found in 25 to 55 % of 800-row datasets)
+        assert np.mean(large < 0.05) > max(np.mean(small < 0.05), 3 * 0.05)
         return
     assert np.mean(large < 0.05) >= 0.9
     if np.mean(small < 0.05) < 1.0:

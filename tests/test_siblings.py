@@ -38,7 +38,7 @@ def test_every_sibling_kind_is_listed_and_shares_every_scenario_its_design_can_t
     of the eight, the correlations of first differences take the
     association scenarios whose rows are a series (a period role), eight of
     the twenty, and the tests on cluster means take the two- and k-group
-    scenarios whose rows carry their cluster (a cluster role), five of sixteen,
+    scenarios whose rows carry their cluster (a cluster role), twelve of sixteen,
     as the test on cluster proportions takes eight of the fourteen
     two-proportion scenarios and the test on cluster event rates all ten
     time-to-event ones."""
@@ -64,7 +64,7 @@ def test_every_sibling_kind_is_listed_and_shares_every_scenario_its_design_can_t
         if kind == "association":
             assert len(series) == 8 and len(every) == 20
         if kind in ("two_groups", "k_groups"):
-            assert len(clustered) == 5 and len(every) == 16, kind
+            assert len(clustered) == 12 and len(every) == 16, kind
         if kind == "two_proportions":
             assert len(clustered) == 8 and len(every) == 14
         if kind == "time_to_event":
