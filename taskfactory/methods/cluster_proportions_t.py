@@ -1,10 +1,11 @@
 """Two groups of clusters, a binary outcome: Student's t-test on the clusters' proportions.
 
 R: the share of the ``positive`` outcome within each cluster (and group),
-``m <- aggregate(outcome == positive ~ cluster + group, data = d, FUN = mean)``,
-then ``t.test(outcome ~ group, data = m, var.equal = TRUE)``: Student's t on
-clusters - 2 degrees of freedom, the cluster-level analysis of a trial that
-assigned whole clusters (schools, practices, villages, farms) to the groups.
+``m <- aggregate(d$outcome == positive, by = list(cluster = d$cluster, group =
+d$group), FUN = mean)``, then ``t.test(x ~ group, data = m, var.equal =
+TRUE)``: Student's t on clusters - 2 degrees of freedom, the cluster-level
+analysis of a trial that assigned whole clusters (schools, practices,
+villages, farms) to the groups.
 
 Every row of a cluster is in its group, and the clusters differ: a cluster's
 rate of the positive outcome is drawn from a beta law around its group's rate,
@@ -14,10 +15,10 @@ the first, split evenly about the baseline on the logit scale (so no effect
 pushes a rate past 0 or 1). Rows of one cluster are not independent, so the
 tempting wrong test, Fisher's exact test of the rows' table (valid for any
 sample of independent rows), rejects a true null far too often, the more so
-the larger the clusters.
-Welch's t on the clusters' proportions is accepted beside Student's. Its
-siblings, two_proportion_z and fisher_exact, take the same scenarios with the
-groups assigned one row at a time (every cluster holds both groups).
+the larger the clusters. Welch's t on the clusters' proportions is accepted
+beside Student's. Its siblings, two_proportion_z and fisher_exact, take the
+same scenarios with the groups assigned one row at a time (every cluster
+holds both groups).
 """
 
 import dataclasses
