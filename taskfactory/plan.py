@@ -210,11 +210,31 @@ def fill_shards(cells: list[tuple[int, int]], max_rows: int) -> list[int]:
     shards = _fill(cells, max_rows, SHARD_TEXT_BYTES)
     k = len(shards)
     if k > -(-sum(t for t, _ in cells) // max_rows):   # the text bound set k: a k-th of the text each
-        share = -(-sum(t * size for t, size in cells) // k)
-        for most in (share, share + max(size for _, size in cells)):   # the second always gives k shards
-            even = _fill(cells, max_rows, min(SHARD_TEXT_BYTES, most))
-            if len(even) == k:
-                return even
+        even = _even(cells, max_rows, k)
+        if len(even) == k:
+            return even
+    return shards
+
+
+def _even(cells: list[tuple[int, int]], max_rows: int, k: int) -> list[int]:
+    """Rows of each shard when ``cells`` fill ``k`` shards of about a k-th of
+    the text each: shard i ends at the task whose middle is nearest to i / k
+    of the text, or earlier where ``max_rows`` or :data:`SHARD_TEXT_BYTES`
+    closes it (then more than ``k`` shards may come out)."""
+    total = sum(t * size for t, size in cells)
+    shards, rows, text, done = [], 0, 0, 0   # finished shards; rows and text of the open one; text before it
+    for left, size in cells:
+        while left:
+            target = total * (len(shards) + 1) / k - done - text   # text still to add to reach the open shard's end
+            fit = min(left, max_rows - rows, (SHARD_TEXT_BYTES - text) // size, math.floor(target / size + 0.5))
+            if fit <= 0 and rows:
+                shards.append(rows)
+                done, rows, text = done + text, 0, 0
+                continue
+            fit = max(fit, 1)
+            rows, text, left = rows + fit, text + fit * size, left - fit
+    if rows:
+        shards.append(rows)
     return shards
 
 

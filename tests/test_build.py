@@ -379,7 +379,8 @@ def test_large_tasks_get_fewer_rows_per_shard(tmp_path, monkeypatch):
     assert per_task == 1000000 * (6 * planning.CELL_BYTES + 1) + planning.TASK_TEXT_BYTES   # 6 columns
     assert planning.SHARD_TEXT_BYTES == planning.ZSTD_RATIO * planning.SHARD_BYTES == 256 << 20
     assert p.rows_per_shard("train") == planning.SHARD_TEXT_BYTES // per_task == 7
-    assert p.shard_counts("train") == [7] * 17 + [1]   # 120 tasks of one size: the last shard holds the rest
+    # the text bound sets 18 shards for 120 tasks of one size: evened out to 6 or 7 tasks each, not 17 of 7 and 1
+    assert p.shard_counts("train") == [7, 6, 7] * 6
     # A shard budget of three tasks of 200 rows splits 12 tasks into 4 shards.
     monkeypatch.setattr(planning, "SHARD_TEXT_BYTES", 3 * planning.estimate_task_bytes("welch_t", "bp_trial", 200))
     small = {**grid, "n": [200], "seeds": 2}
