@@ -19,7 +19,7 @@ misleads Pearson's r; Kendall's tau of the changes is accepted beside rho.
 
 import numpy as np
 
-from ..family import Alternative
+from ..family import Alternative, reference_template
 from ..kit import ar1, correlated_normals, finish
 from ..registry import register
 from ._correlation import KENDALL_METHOD, kendall_test, of_changes, spearman_test
@@ -75,6 +75,11 @@ class SpearmanDifferences(SeriesCorrelation):
     effect_unit = "Spearman's rho of the innovations"
     reach = 6.0   # the jumps reach further than a normal series
     generate = staticmethod(generate)
+
+    @property
+    def py_code(self) -> str:
+        """The changes (this family's reference file), then spearman's test of them."""
+        return reference_template(self.name, "py") + "\n" + reference_template("spearman", "py")
 
     def draw_params(self, scenario, n, rng):
         shrink = (40.0 / n) ** 0.15
