@@ -77,11 +77,12 @@ def numeric(data, column: str) -> np.ndarray:
     return np.asarray(data[column], dtype=float)
 
 
-def grouped(data, outcome: str, group: str, k: int | None = None, min_size: int = 2):
+def grouped(data, outcome: str, group: str, k: int | None = None, min_size: int = 2, unit: str = "values"):
     """Split ``outcome`` by the levels of ``group``, in R's factor order.
 
     Returns ``(levels, [arrays])``. Raises :class:`DataError` when the number
-    of levels is not ``k`` or a group has fewer than ``min_size`` values.
+    of levels is not ``k`` or a group has fewer than ``min_size`` values (rows
+    of ``data``, which ``unit`` names: the clusters of a table of cluster means).
     """
     require_varies(data, outcome, group)
     labels = np.asarray(data[group]).astype(str)   # each value as its text, as R's factor() takes it
@@ -91,7 +92,7 @@ def grouped(data, outcome: str, group: str, k: int | None = None, min_size: int 
         require(len(levels) == k, f"'{group}' has {len(levels)} levels, the test needs {k}")
     y = numeric(data, outcome)
     parts = [y[codes == j] for j in range(len(levels))]
-    require(all(len(p) >= min_size for p in parts), f"a level of '{group}' has fewer than {min_size} values")
+    require(all(len(p) >= min_size for p in parts), f"a level of '{group}' has fewer than {min_size} {unit}")
     return levels, parts
 
 

@@ -77,7 +77,9 @@ def cluster_rates(condition, data) -> list[np.ndarray]:
     require(bool((sums["time"] > 0).all()), f"a cluster's '{condition.roles['time']}' sums to 0")
     rate = (sums["events"] / sums["time"]).to_numpy()
     labels = sums.index.get_level_values("group").to_numpy()
-    return [rate[labels == level] for level in sorted(set(group))]
+    parts = [rate[labels == level] for level in sorted(set(group))]
+    require(all(len(p) >= 2 for p in parts), f"a level of '{condition.roles['group']}' has fewer than 2 clusters")
+    return parts
 
 
 def _t_test(condition, data, equal_var: bool):

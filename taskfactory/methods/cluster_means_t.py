@@ -51,7 +51,8 @@ def generate(condition, rng):
 def _t_test(condition, data, equal_var, of_means=True):
     roles = condition.roles
     rows = cluster_means(data, roles["outcome"], roles["group"], roles["cluster"]) if of_means else data
-    _, (a, b) = grouped(rows, condition.roles["outcome"], condition.roles["group"], k=2)
+    _, (a, b) = grouped(rows, condition.roles["outcome"], condition.roles["group"], k=2,
+                        unit="clusters" if of_means else "values")
     nonconstant(a, b)
     return dataclasses.replace(two_sample(a, b, equal_var=equal_var), n=len(data))
 

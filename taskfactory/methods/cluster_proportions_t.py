@@ -91,7 +91,8 @@ def cluster_shares(condition, data) -> pd.DataFrame:
 
 
 def _t_test(condition, data, equal_var: bool):
-    _, (a, b) = grouped(cluster_shares(condition, data), share_column(condition), condition.roles["group"], k=2)
+    _, (a, b) = grouped(cluster_shares(condition, data), share_column(condition), condition.roles["group"], k=2,
+                        unit="clusters")
     return dataclasses.replace(two_sample(a, b, equal_var=equal_var), n=len(data))
 
 
