@@ -74,7 +74,7 @@ CLUSTER_PROPORTIONS_T = TestName("Two-sample t-test on cluster proportions", (
     "t test on cluster proportion", "t test of cluster proportion", "two sample t test on cluster proportion",
     "student t test on cluster proportion", "pooled t test on cluster proportion", "t test on the cluster proportion",
     "t test of the cluster proportion", "cluster level t test on proportion", "t test on proportion per cluster",
-    "t test on cluster level proportion", "t test on cluster rate", "t test on cluster prevalence",
+    "t test on cluster level proportion", "t test on cluster prevalence",
     "t test var equal true on cluster proportion", "analysis of cluster proportion"))
 CLUSTER_PROPORTIONS_WELCH_T = TestName("Welch t-test on cluster proportions", (
     "welch t test on cluster proportion", "welch t test of cluster proportion", "welch on cluster proportion",
