@@ -30,7 +30,7 @@ from taskfactory.analysis import prepare, read_csv_text
 from taskfactory.condition import Condition
 from taskfactory.corpus import iter_records
 from taskfactory.registry import get_family
-from taskfactory.shards import roles_of
+from taskfactory.columns import roles_of
 
 
 def bare_fit_seconds(corpus: Path) -> tuple[float, dict]:

@@ -84,7 +84,8 @@ from taskfactory.grid import Coord
 from taskfactory.reference import fill, reference_r
 from taskfactory.registry import family_names, get_family
 from taskfactory.result import Z_CAP, z_of_p
-from taskfactory.shards import ROW_GROUP_ROWS, roles_of, write_shard
+from taskfactory.columns import roles_of
+from taskfactory.shards import ROW_GROUP_ROWS, write_shard
 from taskfactory.task import Dataset, one_thread, record, release
 from taskfactory.verify import coord_of
 

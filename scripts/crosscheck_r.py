@@ -37,7 +37,7 @@ from taskfactory.catalogue import get_scenario
 from taskfactory.real import SpecError, data_design, spec_sha256
 from taskfactory.methods._factor import LEVELS
 from taskfactory.result import z_of_p
-from taskfactory.shards import drawn_params
+from taskfactory.columns import drawn_params
 from taskfactory.reward import Invalid, parse_answer
 
 TOLERANCE = 0.01

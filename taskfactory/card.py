@@ -6,7 +6,8 @@ import pyarrow as pa
 import yaml
 
 from .corpus.layout import ORIGIN_REAL
-from .shards import fields, schema
+from .columns import fields
+from .shards import schema
 
 #: The license the card declares for a corpus: the one taskfactory is under.
 LICENSE = "apache-2.0"

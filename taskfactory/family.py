@@ -153,6 +153,12 @@ def reference_template(name: str, suffix: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
+def number_literal(x: float) -> str:
+    """``x`` as a literal both R and Python read back exactly (short when it can be)."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
+
+
 def rewrite(template: str, changes, family: str) -> str:
     """``template`` with each ``(term, instead)`` of ``changes`` replaced, as
     :meth:`Family.code_for` adapts a reference template to a task's roles;

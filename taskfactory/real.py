@@ -60,7 +60,8 @@ from .readers import decode, parse_json, parse_yaml, read_text
 from .reference import reference_py, reference_r
 from .registry import families, family_names, get_family
 from .scenarios import LEVEL, TYPES, _is_number_text
-from .shards import stored_roles, write_shard
+from .columns import stored_roles
+from .shards import write_shard
 from .task import Dataset, data_problems, judge, one_thread, outcome_fields, warnings_as_errors
 from .validation import Problems, path_text, translate, worded
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from .family import number_literal
+
 ROLE_FIELD = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 
 
@@ -29,12 +31,6 @@ def fill(template: str, roles: dict, lang: str) -> str:
             return repr(float(value)) if lang == "py" else f"{value!r}"
         return str(value)
     return ROLE_FIELD.sub(sub, template)
-
-
-def number_literal(x: float) -> str:
-    """``x`` as a literal both R and Python read back exactly (short when it can be)."""
-    short = f"{x:g}"
-    return short if float(short) == x else repr(float(x))
 
 
 def handling_r(family, roles: dict, ranges: dict) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .shards import roles_of
+from .columns import roles_of
 
 
 def render_task(task: dict, rows: int = 8) -> str:

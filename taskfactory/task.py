@@ -38,7 +38,7 @@ from .registry import get_family
 from .result import TestResult, z_of_p
 from .catalogue import get_scenario
 from .scenarios import MAX_CLIPPED_SHARE, Scenario
-from .shards import stored_params, stored_roles
+from .columns import stored_params, stored_roles
 from .script import render as render_script, render_behaviour
 
 MAX_ATTEMPTS = 5

@@ -40,7 +40,8 @@ from .errors import CorpusError, InputError, TaskFactoryError, check_count, chec
 from .grid import Coord, Grid, load_grid
 from .plan import plan as plan_grid
 from .sandbox import Limits, run_scripts
-from .shards import FIELDS, roles_of, schema
+from .columns import FIELDS, roles_of
+from .shards import schema
 from .scenarios import scenario_setting, use_scenario_setting
 from .script import behaviour
 from .real import checked_design, item_of, item_records, spec_sha256, task_id
@@ -256,7 +257,7 @@ def _same(a, b) -> bool:
 
 def _comparable(name: str, stored, derived) -> tuple:
     """The stored and re-derived values of column ``name`` as they compare:
-    ``roles`` by the roles a task has (:func:`~taskfactory.shards.roles_of`),
+    ``roles`` by the roles a task has (:func:`~taskfactory.columns.roles_of`),
     since its struct has a null field for every other role name the building
     process had registered."""
     if name == "roles" and isinstance(stored, dict) and isinstance(derived, dict):

@@ -21,7 +21,7 @@ import taskfactory as tf
 from taskfactory import registry
 from taskfactory.cli import main
 from taskfactory.errors import DataError
-from taskfactory.shards import FIELDS
+from taskfactory.columns import FIELDS
 from taskfactory.task import record
 
 from conftest import PINNED, dataset, small_grid

@@ -21,7 +21,8 @@ from taskfactory.cli import main
 from taskfactory.corpus import (COLUMN_RULES, P_DECISIONS, VALUE_RULES, check_shards, find_task, iter_records,
                                 sha256_file)
 from taskfactory.errors import CorpusError
-from taskfactory.shards import FIELDS, write_shard
+from taskfactory.columns import FIELDS
+from taskfactory.shards import write_shard
 
 from conftest import PINNED, built_once, fresh_copy
 

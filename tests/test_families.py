@@ -57,7 +57,7 @@ def test_emitted_code_refuses_a_module_other_than_numpy():
 def test_a_role_name_holds_the_same_in_every_family():
     """The record's roles have one type per role name, so a family whose role
     shares a name with another family's but holds something else is refused."""
-    from taskfactory import registry
+    from taskfactory import columns, registry
     from taskfactory.methods.chi_square_gof import ChiSquareGof
 
     class Clash(ChiSquareGof):
@@ -70,7 +70,7 @@ def test_a_role_name_holds_the_same_in_every_family():
                                          r"a number or stated shares\) in every family$"):
         registry.register(Clash())
     assert "clash" not in registry.family_names()
-    roles = tf.shards.roles_type()
+    roles = columns.roles_type()
     assert roles.field("p0").type == pa.float64() and roles.field("covariates").type == pa.list_(pa.string())
     assert roles.field("stated").type.value_type.names == ["level", "share"]
 
@@ -78,7 +78,7 @@ def test_a_role_name_holds_the_same_in_every_family():
 def test_every_scenario_roles_come_back_from_the_stored_struct():
     """A record stores roles in the registry's struct and roles_of gives the
     scenario's roles back (shares as a mapping, in their order)."""
-    from taskfactory.shards import roles_of, roles_type, stored_roles
+    from taskfactory.columns import roles_of, roles_type, stored_roles
 
     typ, shares = roles_type(), 0
     for method in FAMILIES:

@@ -24,7 +24,8 @@ from taskfactory import real
 from taskfactory.real import INFERRED, SpecError, import_spec, spec_sha256
 from taskfactory.result import z_of_p
 from taskfactory.schema import json_schema
-from taskfactory.shards import roles_of, write_shard
+from taskfactory.columns import roles_of
+from taskfactory.shards import write_shard
 
 from test_api import OVARIAN
 

@@ -316,7 +316,7 @@ def test_the_r_twins_of_the_checks_print_what_the_python_ones_print(tmp_path, sa
     from taskfactory.agent.statistician import KINDS, OCTILE_SKEWED, PERSISTENT, check_code
     from taskfactory.analysis import prepare, read_csv_text
     from taskfactory.catalogue import get_scenario
-    from taskfactory.shards import roles_of
+    from taskfactory.columns import roles_of
 
     methods = ["cluster_means_t", "kruskal_wallis", "sign_test", "spearman_differences", "fisher_exact", "ols_robust",
                "negative_binomial", "cluster_fixed_effects", "cox_ph"]

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..reference import handling_py, reference_py, reference_r
 from ..registry import families, get_family
-from ..shards import roles_of
+from ..columns import roles_of
 from . import checks_r
 from .episode import TOOL_LANGUAGE
 from .evaluate import answer_text

@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ..errors import CorpusError
-from ..shards import FIELDS, is_roles_type
+from ..columns import FIELDS, is_roles_type
 
 @dataclass(frozen=True)
 class Shard:

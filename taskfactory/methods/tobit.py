@@ -19,9 +19,8 @@ floor, such as a detection limit); the synthetic designs keep 0.
 import numpy as np
 from scipy import stats
 
-from ..family import rewrite
+from ..family import number_literal, rewrite
 from ..kit import confounded_exposure, finish
-from ..reference import number_literal
 from ..registry import register
 from ..result import TestResult
 from ._common import require_varies

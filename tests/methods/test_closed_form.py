@@ -13,7 +13,7 @@ from taskfactory.methods.holm import holm_rejections
 from taskfactory.methods.sample_size import is_whole, required_n
 from taskfactory.methods.two_prop import separated
 from taskfactory.score import score
-from taskfactory.shards import drawn_params
+from taskfactory.columns import drawn_params
 
 CLOSED = ["wilson_ci", "two_prop", "two_prop_z", "sample_size", "holm"]
 
