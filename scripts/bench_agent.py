@@ -36,8 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from performance_doc import Recorder, add_record_option
-from taskfactory.agent import Limits, Sandbox, isolation_problem
-from taskfactory.agent import sandbox as sandbox_module
+from taskfactory.use.agent import Limits, Sandbox, isolation_problem
+from taskfactory.use.agent import sandbox as sandbox_module
 
 #: Each cell: statements, then the expression whose value the agent sees.
 CELLS = {
@@ -52,7 +52,7 @@ PRELUDE = "import pandas as pd\nfrom scipy import stats\n"
 def task_file(corpus: str | None, method: str) -> tuple[str, bytes, str, str]:
     """(file name, CSV bytes, group column, outcome column)."""
     if corpus:
-        from taskfactory.corpus import iter_records
+        from taskfactory.store.corpus import iter_records
 
         for rec in iter_records(corpus, columns=["data_filename", "data_csv", "roles"], method=method):
             roles = rec["roles"]

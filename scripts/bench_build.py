@@ -26,11 +26,11 @@ from collections import defaultdict
 from pathlib import Path
 
 from performance_doc import Recorder, add_record_option
-from taskfactory.analysis import prepare, read_csv_text
+from taskfactory.make.analysis import prepare, read_csv_text
 from taskfactory.condition import Condition
-from taskfactory.corpus import iter_records
+from taskfactory.store.corpus import iter_records
 from taskfactory.registry import get_family
-from taskfactory.columns import roles_of
+from taskfactory.make.columns import roles_of
 
 
 def bare_fit_seconds(corpus: Path) -> tuple[float, dict]:

@@ -16,8 +16,8 @@ import numpy as np
 
 import taskfactory as tf
 from taskfactory.effects import EffectLevel
-from taskfactory.grid import Coord
-from taskfactory.task import Dataset, release
+from taskfactory.design.grid import Coord
+from taskfactory.make.task import Dataset, release
 
 #: Borderline reject shares outside this band are reported as off.
 BAND = (0.40, 0.60)

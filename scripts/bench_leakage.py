@@ -38,7 +38,7 @@ from pathlib import Path
 
 import taskfactory as tf
 from performance_doc import Recorder, add_record_option
-from taskfactory.corpus import iter_records
+from taskfactory.store.corpus import iter_records
 
 BASE = {"seed": 77, "methods": "all", "effects": ["null", "borderline", "medium"], "prompt_styles": ["basic", "guided"],
         "perturbations": ["none", "missing"], "shard_rows": 1000,
@@ -57,7 +57,7 @@ FORMS = ["Is there a significant difference in mean {s} between {g}?",
 CHILD = """
 import json, resource, sys, time, tracemalloc
 from joblib.externals.loky import get_reusable_executor
-from taskfactory.leakage import check_leakage
+from taskfactory.audit.leakage import check_leakage
 trace = sys.argv[3] == "trace"
 if trace:
     tracemalloc.start()

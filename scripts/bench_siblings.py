@@ -11,7 +11,7 @@ rate of a panel of tests, which no data can show) and measures:
   majority rate. The wording should teach nothing: accuracy at most the
   majority rate plus 5 points.
 - **data**: the scripted statistician's checks and rules
-  (:mod:`taskfactory.agent.statistician`, which writes the worked
+  (:mod:`taskfactory.use.agent.statistician`, which writes the worked
   trajectories), run here on the released data after the canonical handling,
   pick a family; they should pick the canonical test or an accepted
   alternative in at least 90 % of tasks at every N a family takes.
@@ -42,12 +42,12 @@ import numpy as np
 import pandas as pd
 
 import taskfactory as tf
-from taskfactory.agent.statistician import choose, right_choices
-from taskfactory.analysis import prepare, read_csv_text
-from taskfactory.catalogue import get_scenario
-from taskfactory.corpus import iter_records
-from taskfactory.report import at_reward_cap
-from taskfactory.reward import Answer, reward
+from taskfactory.use.agent.statistician import choose, right_choices
+from taskfactory.make.analysis import prepare, read_csv_text
+from taskfactory.design.catalogue import get_scenario
+from taskfactory.store.corpus import iter_records
+from taskfactory.use.report import at_reward_cap
+from taskfactory.use.reward import Answer, reward
 
 COLUMNS = ["task_id", "method", "scenario", "n", "prompt", "prompt_style", "data_csv", "roles", "accepted",
            "gold", "gold_z", "alpha", "effect", "data_dictionary"]

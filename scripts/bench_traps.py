@@ -20,7 +20,7 @@ from collections import defaultdict
 import numpy as np
 from scipy import stats
 
-from taskfactory.corpus import iter_records
+from taskfactory.store.corpus import iter_records
 from taskfactory.errors import TaskFactoryError
 
 COLUMNS = ["method", "effect", "perturbation", "prompt_style", "answer_kind", "gold_p", "naive_method", "trap_kinds"]

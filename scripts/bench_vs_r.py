@@ -7,7 +7,7 @@ Both run on the same datasets, and their p-values are checked to agree.
     python scripts/bench_vs_r.py --corpus corpus/ [--limit 20] [--methods ...] [--reps 5] [--json] [--record FILE]
 
 Default mode: for each registered family with a dataset, ``--datasets``
-datasets are released at N (``taskfactory.task.release``: scenarios cycled,
+datasets are released at N (``taskfactory.make.task.release``: scenarios cycled,
 effect "medium", perturbation "none"; N is raised to the family's ``min_n`` or
 lowered to its ``max_n`` where needed, and the row says so) and their CSVs are
 written to a scratch folder. ``--corpus DIR`` takes the datasets of a built
@@ -22,7 +22,7 @@ Both sides are timed in process, start-up excluded, on the same CSV files:
 - Python: read the file, ``read_csv_text``, ``prepare``, ``run_test`` (the
   "read+analyse" time), and ``run_test`` alone on the prepared frame ("bare");
 - R: one ``Rscript`` process runs, for each dataset, the code
-  ``taskfactory.reference.reference_r`` emits (``read.csv`` + the canonical
+  ``taskfactory.make.reference.reference_r`` emits (``read.csv`` + the canonical
   handling + the family's call, without its printing) and, for "bare", the call
   alone on the already read and handled data frame.
 
@@ -31,7 +31,7 @@ the datasets and shown in ms per dataset. A repetition runs the code k times
 in a row and divides (k doubles until one repetition lasts ``--min-rep-ms``),
 because R's ``proc.time()`` counts whole milliseconds; Python is timed the same
 way with ``time.perf_counter``, its numerical libraries on one thread as in a
-build (``taskfactory.task.one_thread``). Both sides make one untimed warm-up call first
+build (``taskfactory.make.task.one_thread``). Both sides make one untimed warm-up call first
 (a call of 0.1 s or more is its own warm-up when ``--reps`` > 1); and a slow call
 gets fewer repetitions than ``--reps`` when they would take longer than
 ``--budget`` seconds (the row says so). R/Py > 1 means Python is faster.
@@ -74,20 +74,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import taskfactory as tf
-from taskfactory.analysis import prepare, read_csv_text, run_test
-from taskfactory.catalogue import get_scenario
+from taskfactory.make.analysis import prepare, read_csv_text, run_test
+from taskfactory.design.catalogue import get_scenario
 from taskfactory.condition import Condition
-from taskfactory.corpus import iter_records, load_manifest
+from taskfactory.store.corpus import iter_records, load_manifest
 from taskfactory.effects import EffectLevel
 from taskfactory.errors import TaskFactoryError
-from taskfactory.grid import Coord
-from taskfactory.reference import fill, reference_r
+from taskfactory.design.grid import Coord
+from taskfactory.make.reference import fill, reference_r
 from taskfactory.registry import family_names, get_family
 from taskfactory.result import Z_CAP, z_of_p
-from taskfactory.columns import roles_of
-from taskfactory.shards import ROW_GROUP_ROWS, write_shard
-from taskfactory.task import Dataset, one_thread, record, release
-from taskfactory.verify import coord_of
+from taskfactory.make.columns import roles_of
+from taskfactory.store.shards import ROW_GROUP_ROWS, write_shard
+from taskfactory.make.task import Dataset, one_thread, record, release
+from taskfactory.audit.verify import coord_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from crosscheck_r import TOLERANCE, r_string  # noqa: E402  the R-running conventions of the cross-check
@@ -138,7 +138,7 @@ class Group:
 
 
 def r_parts(family, roles: dict, ranges: dict, csv_path: Path) -> tuple[str, str, str]:
-    """The reference R code of a dataset, as :func:`taskfactory.reference.reference_r`
+    """The reference R code of a dataset, as :func:`taskfactory.make.reference.reference_r`
     emits it, cut into (read.csv + handling, the family's call, the p-value
     expression); its printing (``print(res)``, ``P_VALUE``) is left out."""
     path = str(csv_path)

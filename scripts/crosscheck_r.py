@@ -29,16 +29,16 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from taskfactory.corpus import ORIGIN_REAL, iter_records, load_manifest
+from taskfactory.store.corpus import ORIGIN_REAL, iter_records, load_manifest
 from taskfactory.errors import TaskFactoryError
-from taskfactory.reference import closed_reference, fill, handling_r
+from taskfactory.make.reference import closed_reference, fill, handling_r
 from taskfactory.registry import families, get_family
-from taskfactory.catalogue import get_scenario
-from taskfactory.real import SpecError, data_design, spec_sha256
+from taskfactory.design.catalogue import get_scenario
+from taskfactory.store.real import SpecError, data_design, spec_sha256
 from taskfactory.methods._factor import LEVELS
 from taskfactory.result import z_of_p
-from taskfactory.columns import drawn_params
-from taskfactory.reward import Invalid, parse_answer
+from taskfactory.make.columns import drawn_params
+from taskfactory.use.reward import Invalid, parse_answer
 
 TOLERANCE = 0.01
 CLOSED_TOLERANCE = 1e-8

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from taskfactory.readers import load_yaml
-from taskfactory.reward import reward
+from taskfactory.use.reward import reward
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden" / "completions.yaml"
 SORTS = ("random", "mutated", "long")

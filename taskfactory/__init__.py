@@ -15,18 +15,17 @@ The names below are imported when first used, so that importing the package
 """
 
 import importlib
-import sys
-import types
 
 from ._version import __version__
 from .errors import CorpusError, DataError, GridError, ScenarioError, TaskFactoryError
 
 #: Each lazily imported name and the module that defines it.
 _LAZY = {
-    "analyse": "analysis", "build": "build", "BuildSummary": "build", "plan": "plan", "Plan": "plan",
-    "load_grid": "grid", "Grid": "grid", "families": "registry", "get_family": "registry", "Family": "family",
-    "load_scenarios": "catalogue", "TestResult": "result", "z_of_p": "result", "verify": "verify",
-    "VerifyReport": "verify", "open": "tasks", "Task": "tasks", "Corpus": "tasks",
+    "analyse": "make.analysis", "build": "store.build", "BuildSummary": "store.build", "plan": "store.plan",
+    "Plan": "store.plan", "load_grid": "design.grid", "Grid": "design.grid", "families": "registry",
+    "get_family": "registry", "Family": "family", "load_scenarios": "design.catalogue", "TestResult": "result",
+    "z_of_p": "result", "verify": "audit.verify", "VerifyReport": "audit.verify", "open": "use.tasks",
+    "Task": "use.tasks", "Corpus": "use.tasks",
 }
 
 __all__ = ["__version__", "TaskFactoryError", "GridError", "ScenarioError", "CorpusError", "DataError", *_LAZY]
@@ -44,17 +43,3 @@ def __getattr__(name: str):
 def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
-
-class _Package(types.ModuleType):
-    """The package keeps the functions ``build``, ``plan`` and ``verify`` under
-    their names when the modules of the same names are imported (the import
-    system would otherwise set the modules there); the modules stay in
-    ``sys.modules``."""
-
-    def __setattr__(self, name, value):
-        if isinstance(value, types.ModuleType) and _LAZY.get(name) == name:
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

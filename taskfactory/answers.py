@@ -16,7 +16,7 @@ yes_no        yes_no                      exactly equal
 ============  ==========================  ==========================================
 
 A loose tolerance (0.01 for numbers) is reported beside the strict one as a
-metric. Reading a completion into an answer is :mod:`taskfactory.completions`' job;
+metric. Reading a completion into an answer is :mod:`taskfactory.use.completions`' job;
 :meth:`AnswerSpec.score` compares parsed values.
 """
 

@@ -12,8 +12,8 @@ from click.exceptions import NoArgsIsHelpError
 
 from ._version import __version__
 from .errors import TaskFactoryError
-from .resplit import BY as RESPLIT_BY
-from .schema import KINDS as SCHEMA_KINDS
+from .store.resplit import BY as RESPLIT_BY
+from .use.schema import KINDS as SCHEMA_KINDS
 
 
 class Group(click.Group):
@@ -78,10 +78,10 @@ def progress_option():
 
 def from_option():
     """``--from FORMAT``: predictions are the result files an evaluation framework wrote."""
-    from .frameworks import FORMATS
+    from .use.frameworks import FORMATS
 
     return click.option("--from", "fmt", type=click.Choice(FORMATS), default=None,
-                        help="Read the predictions from what this framework wrote (see taskfactory.frameworks).")
+                        help="Read the predictions from what this framework wrote (see taskfactory.use.frameworks).")
 
 
 def shown_progress(progress: bool | None) -> bool:
@@ -118,7 +118,7 @@ def build(grid, out, jobs, resume, overwrite, backend, address, progress, as_jso
 
         taskfactory build grids/demo.yaml -o corpus/ --jobs 2
     """
-    from .build import build as run_build
+    from .store.build import build as run_build
 
     s = run_build(grid, out, jobs=jobs, resume=resume, overwrite=overwrite,
                   progress=shown_progress(progress),
@@ -152,7 +152,7 @@ def plan(grid, jobs, as_json):
 
         taskfactory plan grids/paper.yaml --jobs 2
     """
-    from .plan import format_plan, plan as run_plan
+    from .store.plan import format_plan, plan as run_plan
 
     p = run_plan(grid)
     if as_json:
@@ -179,8 +179,8 @@ def inspect(corpus, task_id, method, rows, as_json):
 
         taskfactory inspect corpus/ --method welch_t
     """
-    from .corpus import find_task
-    from .show import render_task, task_json
+    from .store.corpus import find_task
+    from .use.show import render_task, task_json
 
     task = find_task(corpus, task_id, method)
     click.echo(task_json(task) if as_json else render_task(task, rows), nl=False)
@@ -212,7 +212,7 @@ def score(corpus, predictions, baseline, by, paper, fmt, as_json):
 
         taskfactory score corpus/ answers.jsonl --by method,effect
     """
-    from .score import format_report, score as score_corpus
+    from .use.score import format_report, score as score_corpus
 
     columns = tuple(b.strip() for b in by.split(",") if b.strip())
     report = score_corpus(corpus, predictions, columns, baseline, method_aware=not paper, fmt=fmt)
@@ -257,8 +257,8 @@ def agent_eval(corpus, out, agent, base_url, model, api_key_env, temperature, ma
 
         taskfactory agent-eval corpus/ --base-url http://127.0.0.1:8000/v1 --model m -o runs.jsonl
     """
-    from .agent import Limits
-    from .agent.evaluate import ChatAgent, agent_eval as run_agents
+    from .use.agent import Limits
+    from .use.agent.evaluate import ChatAgent, agent_eval as run_agents
 
     if agent == "chat":
         if not base_url or not model:
@@ -304,7 +304,7 @@ def trajectories(corpus, out, split, method, limit, jobs, language, mode, progre
 
         taskfactory trajectories corpus/ -o trajectories/ --split train
     """
-    from .agent.trajectories import write_trajectories
+    from .use.agent.trajectories import write_trajectories
 
     summary = write_trajectories(corpus, out, split, method, limit, jobs, language, mode, shown_progress(progress))
     if as_json:
@@ -332,7 +332,7 @@ def export(corpus, to, out, data, inline_max, splits, as_json):
 
         taskfactory export corpus/ --to verl -o exports/verl
     """
-    from .export import export as export_corpus
+    from .use.export import export as export_corpus
 
     chosen = tuple(s.strip() for s in splits.split(",") if s.strip())
     counts = export_corpus(corpus, to, out, data, inline_max, chosen)
@@ -380,8 +380,8 @@ def verify(ctx, corpus, sample, all_tasks, jobs, seed, timeout, memory_mb, progr
 
         taskfactory verify corpus/ --sample 200 --jobs 2
     """
-    from .sandbox import Limits
-    from .verify import DEFAULT_SAMPLE, format_report, verify as run_verify
+    from .audit.sandbox import Limits
+    from .audit.verify import DEFAULT_SAMPLE, format_report, verify as run_verify
 
     if all_tasks and sample is not None:
         raise click.UsageError("--all and --sample cannot be used together", ctx=ctx)
@@ -436,10 +436,11 @@ def leakage(corpus, benches, report_path, overwrite, drop_dir, fail_on, semantic
 
         taskfactory leakage corpus/ --against bench/pbench.jsonl --report leak.json --drop-out clean/
     """
-    from .leakage import Thresholds, check_leakage, check_output_paths, check_threshold, format_report, write_report
-    from .leakage.bench import Fields
-    from .copying import check_carried
-    from .leakage.dropout import drop_out
+    from .audit.leakage import (Thresholds, check_leakage, check_output_paths, check_threshold, format_report,
+                                write_report)
+    from .audit.leakage.bench import Fields
+    from .audit.leakage.dropout import drop_out
+    from .store.copying import check_carried
 
     given = {"ngram8": ("--ngram8", ngram8), "ngram13": ("--ngram13", ngram13),
              "containment": ("--containment", containment), "jaccard": ("--jaccard", jaccard),
@@ -480,8 +481,8 @@ def methods(as_json):
 
         taskfactory methods --json
     """
+    from .design.catalogue import load_scenarios
     from .registry import families
-    from .catalogue import load_scenarios
     from .tables import render_table
 
     listed = [{**f.describe(), "scenarios": [s.id for s in load_scenarios(f.name)]} for f in families()]
@@ -513,8 +514,8 @@ def scenarios(method, as_json):
 
         taskfactory scenarios welch_t
     """
+    from .design.catalogue import load_scenarios
     from .registry import get_family
-    from .catalogue import load_scenarios
     from .tables import render_table
 
     get_family(method)
@@ -545,7 +546,7 @@ def import_(spec, out, as_json):
 
         taskfactory import examples/real/spec.yaml -o real/
     """
-    from .real import import_spec
+    from .store.real import import_spec
 
     manifest = import_spec(spec, out)
     counts = manifest["counts"]
@@ -578,7 +579,7 @@ def split(corpus, out, by, test_share, seed, as_json):
 
         taskfactory split corpus/ -o resplit/ --by scenario --test 0.25 --seed 3
     """
-    from .resplit import resplit
+    from .store.resplit import resplit
 
     manifest = resplit(corpus, out, by, test_share, seed)
     by_split = manifest["counts"]["by_split"]
@@ -603,7 +604,7 @@ def schema(kind, out, overwrite):
 
         taskfactory schema grid -o grid.schema.json
     """
-    from .schema import schema_text, write_schema
+    from .use.schema import schema_text, write_schema
 
     if out:
         write_schema(kind, out, overwrite)
@@ -631,7 +632,7 @@ def report(corpus, out, predictions, fmt, as_json):
 
         taskfactory report corpus/ -o report/ --predictions answers.jsonl
     """
-    from .report import report as write_report
+    from .use.report import report as write_report
 
     summary = write_report(corpus, out, predictions, fmt)
     if as_json:

@@ -16,7 +16,7 @@ class Condition:
     drawn for this task), ``dgp`` (the scenario's scale and location) and
     ``columns`` (the column specifications); :func:`taskfactory.kit.release_table`
     reads ``perturbation`` (what to blank and spoil, see
-    :mod:`taskfactory.perturb`).
+    :mod:`taskfactory.design.perturb`).
     """
 
     method: str

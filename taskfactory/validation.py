@@ -1,7 +1,7 @@
 """Reporting every problem of a grid or scenario file in one line.
 
 The shape of a file (its keys, their types and ranges) is declared as pydantic
-models (see :func:`taskfactory.grid.grid_model` and
+models (see :func:`taskfactory.design.grid.grid_model` and
 :func:`taskfactory.scenarios.scenario_file_model`); what depends on the
 registered families is checked by hand. Both add to one :class:`Problems`,
 which raises them together: one problem keeps the one-line message

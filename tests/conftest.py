@@ -10,8 +10,8 @@ import pytest
 
 import taskfactory as tf
 from taskfactory.effects import EffectLevel
-from taskfactory.grid import Coord
-from taskfactory.task import Dataset, record, release
+from taskfactory.design.grid import Coord
+from taskfactory.make.task import Dataset, record, release
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The families that analyse a dataset (the closed-form ones: tests/methods/test_closed_form.py).

@@ -43,8 +43,8 @@ from taskfactory.cli import main
 from taskfactory.errors import InputError, ScenarioError
 from taskfactory.readers import load_yaml
 from taskfactory.scenarios import scenario_root
-from taskfactory.corpus import iter_records, sha256_file
-from taskfactory.shards import write_shard
+from taskfactory.store.corpus import iter_records, sha256_file
+from taskfactory.store.shards import write_shard
 
 from conftest import PINNED
 
@@ -160,7 +160,7 @@ def test_hostile_predictions(case, small_corpus, tmp_path, monkeypatch):
         if "hex" not in case.get("make", {}):
             path.write_text(path.read_text(encoding="utf-8").replace("{task_id}", task_id), encoding="utf-8")
     if "max_line_bytes" in case:
-        monkeypatch.setattr("taskfactory.score.MAX_LINE_BYTES", case["max_line_bytes"])
+        monkeypatch.setattr("taskfactory.use.score.MAX_LINE_BYTES", case["max_line_bytes"])
     result = invoke(["score", str(small_corpus), str(path), "--json"])
     if "error" in case:
         expect_error(result, case, file=path)

@@ -15,13 +15,13 @@ import yaml
 from click.testing import CliRunner
 
 import taskfactory as tf
-from taskfactory.agent import Sandbox, isolation_problem
-from taskfactory.agent.episode import TOOLS, AgentTask, Environment, code_blocks
-from taskfactory.agent.evaluate import ChatAgent, agent_eval, read_done
+from taskfactory.use.agent import Sandbox, isolation_problem
+from taskfactory.use.agent.episode import TOOLS, AgentTask, Environment, code_blocks
+from taskfactory.use.agent.evaluate import ChatAgent, agent_eval, read_done
 from taskfactory.cli import main
-from taskfactory.corpus import iter_records
+from taskfactory.store.corpus import iter_records
 from taskfactory.errors import InputError
-from taskfactory.score import score
+from taskfactory.use.score import score
 
 pytestmark = pytest.mark.skipif(isolation_problem() is not None, reason=f"{isolation_problem()}")
 GRID = {"name": "agents", "seed": 11, "methods": ["welch_t", "kruskal_wallis", "wilson_ci"], "n": [40],

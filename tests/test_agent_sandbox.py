@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from taskfactory.agent import IsolationError, Limits, Sandbox, isolation_problem
-from taskfactory.agent import sandbox as sandbox_module
+from taskfactory.use.agent import IsolationError, Limits, Sandbox, isolation_problem
+from taskfactory.use.agent import sandbox as sandbox_module
 
 CASES = yaml.safe_load((Path(__file__).parent / "adversarial" / "agent" / "cases.yaml").read_text())
 HAS_R = shutil.which("Rscript") is not None

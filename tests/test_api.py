@@ -7,7 +7,7 @@ import pytest
 
 import taskfactory as tf
 from taskfactory.errors import InputError
-from taskfactory.leakage import check_leakage
+from taskfactory.audit.leakage import check_leakage
 from taskfactory.result import Z_CAP
 
 DATA = pd.DataFrame({"y": [5.1, 4.9, 6.2, 5.8, 7.1, 6.9, 7.4, 8.0], "g": ["a"] * 4 + ["b"] * 4})
@@ -123,7 +123,7 @@ def test_two_stage_least_squares_takes_further_instruments_as_ivreg_does():
     [1] 0.0046054642669642624
     and the instruments' first-stage F, anova(lm(x ~ w), lm(x ~ z1 + z2 + w))$F[2], is 29.345615011252157.
     """
-    from taskfactory.analysis import prepare
+    from taskfactory.make.analysis import prepare
     from taskfactory.condition import Condition
     from taskfactory.methods.iv_2sls import first_stage_f
 
@@ -192,10 +192,10 @@ GRID_30 = {"seed": 1, "methods": ["welch_t"], "n": [40]}
     (lambda: tf.verify(None), "corpus_dir must be a path, got None"),
     (lambda: tf.verify("unused", sample=0), "sample (0) must be a whole number of at least 1"),
     (lambda: tf.verify("unused", jobs=1.5), "jobs (1.5) must be a whole number of at least 1"),
-    (lambda: tf.verify("unused", limits="x"), "limits must be a taskfactory.sandbox.Limits, got str"),
+    (lambda: tf.verify("unused", limits="x"), "limits must be a taskfactory.audit.sandbox.Limits, got str"),
     (lambda: check_leakage("unused", []), "give at least one benchmark file or folder"),
     (lambda: check_leakage("unused", ["b.jsonl"], thresholds={}),
-     "thresholds must be a taskfactory.leakage.Thresholds, got dict"),
+     "thresholds must be a taskfactory.audit.leakage.Thresholds, got dict"),
 ])
 def test_misused_api_calls_raise_input_errors(call, message):
     with pytest.raises(InputError) as err:
@@ -213,4 +213,4 @@ def test_importing_the_package_loads_no_numerical_library():
              "import taskfactory.cli; heavy += [m for m in ('numpy', 'pandas', 'scipy', 'pyarrow') if m in sys.modules]; "
              "print(heavy, taskfactory.build.__module__, callable(taskfactory.verify), taskfactory.plan.__name__)")
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout
-    assert out == "[] taskfactory.build True plan\n"
+    assert out == "[] taskfactory.store.build True plan\n"

@@ -21,8 +21,8 @@ import taskfactory as tf
 from taskfactory import registry
 from taskfactory.cli import main
 from taskfactory.errors import DataError
-from taskfactory.columns import FIELDS
-from taskfactory.task import record
+from taskfactory.make.columns import FIELDS
+from taskfactory.make.task import record
 
 from conftest import PINNED, dataset, small_grid
 from toys import faulty, process_env
@@ -133,7 +133,7 @@ def test_overwrite_deletes_only_what_the_corpus_lists(corpus, tmp_path):
 
 
 def test_a_second_build_of_a_locked_folder_is_refused(tmp_path):
-    from taskfactory.corpus import locked
+    from taskfactory.store.corpus import locked
 
     target = tmp_path / "c"
     target.mkdir()
@@ -370,7 +370,7 @@ def test_a_build_that_releases_nothing_fails(tmp_path, monkeypatch):
 
 
 def test_large_tasks_get_fewer_rows_per_shard(tmp_path, monkeypatch):
-    planning = importlib.import_module("taskfactory.plan")
+    planning = importlib.import_module("taskfactory.store.plan")
 
     grid = {"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": ["bp_trial"]}, "n": [1000000],
             "shard_rows": 1000, "seeds": 20}
@@ -393,7 +393,7 @@ def test_shards_are_filled_to_the_size_bound_in_build_order_and_evened_out(monke
     """Tasks fill shards in build order up to the text bound and the grid's
     shard_rows; when the text bound sets the number of shards, they are
     evened out to as many holding about as much text each."""
-    planning = importlib.import_module("taskfactory.plan")
+    planning = importlib.import_module("taskfactory.store.plan")
 
     grid = {"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": ["bp_trial"]}, "n": [40, 2000],
             "effects": ["medium"], "perturbations": ["none"], "seeds": 3, "shard_rows": 1000}
@@ -414,7 +414,7 @@ def test_shards_are_filled_to_the_size_bound_in_build_order_and_evened_out(monke
 
 
 def test_a_shard_is_built_as_chunks_that_never_straddle_two_shards(monkeypatch):
-    planning = importlib.import_module("taskfactory.plan")
+    planning = importlib.import_module("taskfactory.store.plan")
 
     monkeypatch.setattr(planning, "CHUNK_ROWS", 10)
     p = planning.plan({**GRID, "shard_rows": 1000}, probe=False)
@@ -429,7 +429,7 @@ def test_a_shard_is_built_as_chunks_that_never_straddle_two_shards(monkeypatch):
 
 
 def test_plan_warns_when_a_worker_would_need_more_memory_than_the_budget(monkeypatch):
-    planning = importlib.import_module("taskfactory.plan")
+    planning = importlib.import_module("taskfactory.store.plan")
     monkeypatch.setattr(planning, "timed_costs", lambda g, methods: {m: (0.01, 1e-6) for m in methods})  # not timed here
 
     p = planning.plan({"seed": 1, "methods": ["welch_t"], "scenarios": {"welch_t": ["bp_trial"]},
@@ -448,12 +448,12 @@ def test_the_build_time_estimate_times_each_family_on_the_cells_the_grid_gives_i
     """The sample releases each family's datasets only at the N and
     perturbations of its own cells (a question without a dataset takes none),
     and the estimate adds up its cost per dataset over the grid."""
-    planning = importlib.import_module("taskfactory.plan")
+    planning = importlib.import_module("taskfactory.store.plan")
     p = planning.plan({"seed": 1, "methods": ["welch_t", "wilson_ci", "fisher_exact"], "n": [60, 300],
                        "perturbations": ["none", "missing"], "effects": ["null"], "seeds": 3,
                        "exclude": [{"method": "fisher_exact", "n": 300},
                                    {"method": "wilson_ci", "perturbation": "missing"}]})
-    estimating = importlib.import_module("taskfactory.estimate")
+    estimating = importlib.import_module("taskfactory.store.estimate")
     costs = estimating.timed_costs(p.grid, ("fisher_exact", "welch_t", "wilson_ci"))
     assert sorted(costs) == ["fisher_exact", "welch_t", "wilson_ci"]
     assert all(fixed >= 0 and per_row >= 0 and fixed + 300 * per_row > 0 for fixed, per_row in costs.values())
@@ -476,7 +476,7 @@ def test_an_output_folder_that_cannot_be_written_is_refused(tmp_path, monkeypatc
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(importlib.import_module("taskfactory.build").tempfile, "TemporaryFile", refuse)
+    monkeypatch.setattr(importlib.import_module("taskfactory.store.build").tempfile, "TemporaryFile", refuse)
     result = CliRunner().invoke(main, ["build", json_grid(tmp_path), "-o", str(tmp_path / "c")])
     assert result.exit_code == 2
     assert result.output == f"error: output folder {tmp_path / 'c'} is not writable: Permission denied\n"
@@ -520,7 +520,7 @@ def test_workers_read_the_scenarios_of_the_build_that_runs_them(tmp_path, monkey
     """A worker kept from an earlier build of this process reads the scenario folder of the build at hand."""
     import shutil
 
-    from taskfactory.corpus import iter_records
+    from taskfactory.store.corpus import iter_records
     from taskfactory.scenarios import scenario_root
 
     root = tmp_path / "scenarios"
@@ -595,13 +595,13 @@ CHUNKY = {**GRID, "shard_rows": 1000}
 
 @pytest.fixture
 def chunk_rows_10(monkeypatch):
-    monkeypatch.setattr(importlib.import_module("taskfactory.plan"), "CHUNK_ROWS", 10)
+    monkeypatch.setattr(importlib.import_module("taskfactory.store.plan"), "CHUNK_ROWS", 10)
 
 
 @pytest.fixture(scope="module")
 def chunky(tmp_path_factory):
     """CHUNKY built with one job, as the reference, and as one chunk per shard."""
-    planning = importlib.import_module("taskfactory.plan")
+    planning = importlib.import_module("taskfactory.store.plan")
     folder = tmp_path_factory.mktemp("chunky")
     whole = tf.build(CHUNKY, folder / "whole")
     with pytest.MonkeyPatch.context() as mp:
@@ -636,7 +636,7 @@ def test_chunks_give_the_same_bytes_for_any_jobs_and_backend(chunky, chunk_rows_
 
 def _fail_after(monkeypatch, calls: int) -> list:
     """Make build_chunk fail (as a killed worker would) after ``calls`` chunks; returns the parts built."""
-    building = importlib.import_module("taskfactory.build")
+    building = importlib.import_module("taskfactory.store.build")
     real, built = building.build_chunk, []
 
     def chunk(g, part, *args, **kwargs):
@@ -665,7 +665,7 @@ def test_resume_reuses_the_finished_parts_of_an_unfinished_shard(chunky, chunk_r
     assert plan["parts"] == [f"train-00000-of-00001-part-{j:05d}.parquet" for j in range(10)] + \
         [f"test-00000-of-00001-part-{j:05d}.parquet" for j in range(5)]
     monkeypatch.undo()
-    monkeypatch.setattr(importlib.import_module("taskfactory.plan"), "CHUNK_ROWS", 10)
+    monkeypatch.setattr(importlib.import_module("taskfactory.store.plan"), "CHUNK_ROWS", 10)
     built = _fail_after(monkeypatch, 100)
     summary = tf.build(CHUNKY, target, resume=True)
     assert (summary.skipped_shards, summary.skipped_chunks) == (0, 3)
@@ -684,7 +684,7 @@ def test_resume_after_a_finished_shard_reuses_it(chunky, chunk_rows_10, tmp_path
         "layout.json", "test-00000-of-00001-part-00000.parquet", "test-00000-of-00001-part-00000.parquet.rejects.jsonl",
         "train-00000-of-00001.parquet.rejects.jsonl"]
     monkeypatch.undo()
-    monkeypatch.setattr(importlib.import_module("taskfactory.plan"), "CHUNK_ROWS", 10)
+    monkeypatch.setattr(importlib.import_module("taskfactory.store.plan"), "CHUNK_ROWS", 10)
     summary = tf.build(CHUNKY, target, resume=True)
     assert (summary.skipped_shards, summary.skipped_chunks) == (1, 11)
     assert tree_bytes(target) == tree_bytes(out)
@@ -695,8 +695,8 @@ def test_two_attempts_at_one_chunk_at_once_leave_the_one_part(chunky, chunk_rows
     each attempt writes under its own name, and the part is the one correct file."""
     import threading
 
-    building = importlib.import_module("taskfactory.build")
-    planning = importlib.import_module("taskfactory.plan")
+    building = importlib.import_module("taskfactory.store.build")
+    planning = importlib.import_module("taskfactory.store.plan")
     out, *_ = chunky
     g = tf.load_grid(CHUNKY)
     p = planning.plan(g, probe=False)
@@ -737,7 +737,7 @@ def _leave_parts(monkeypatch, target: Path) -> Path:
     with pytest.raises(KeyboardInterrupt):
         tf.build(CHUNKY, target)
     monkeypatch.undo()
-    monkeypatch.setattr(importlib.import_module("taskfactory.plan"), "CHUNK_ROWS", 10)
+    monkeypatch.setattr(importlib.import_module("taskfactory.store.plan"), "CHUNK_ROWS", 10)
     return target / ".build"
 
 
@@ -802,7 +802,7 @@ def test_datasets_are_released_on_one_thread_and_the_process_keeps_its_setting(t
     def threads():
         return [lib["num_threads"] for lib in threadpool_info()]
 
-    task = importlib.import_module("taskfactory.task")
+    task = importlib.import_module("taskfactory.make.task")
     before, seen, real = threads(), [], task.prepare
 
     def watched(*args, **kwargs):

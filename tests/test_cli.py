@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 import taskfactory as tf
 from taskfactory.cli import main
-from taskfactory.columns import FIELDS
+from taskfactory.make.columns import FIELDS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()

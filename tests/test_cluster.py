@@ -76,7 +76,7 @@ def test_a_grid_of_few_shards_and_many_chunks_on_a_cluster_gives_the_same_bytes(
 
     local, client = cluster
     client.wait_for_workers(2, timeout=60)
-    monkeypatch.setattr(importlib.import_module("taskfactory.plan"), "CHUNK_ROWS", 10)
+    monkeypatch.setattr(importlib.import_module("taskfactory.store.plan"), "CHUNK_ROWS", 10)
     reference = tf.build(CHUNKY, tmp_path / "reference", jobs=1)
     finished, _ = _shard_tasks(client)
     summary = tf.build(CHUNKY, tmp_path / "c", backend="dask", address=local.scheduler_address)
@@ -142,7 +142,7 @@ def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path):
     grid.write_text(json.dumps(GRID))
     out = tmp_path / "c"
     # the real command line, in its own process (so dask's own logging shows), waiting 1 s instead of 10
-    code = ("import importlib, sys; importlib.import_module('taskfactory.build').CONNECT_SECONDS = 1; "
+    code = ("import importlib, sys; importlib.import_module('taskfactory.store.build').CONNECT_SECONDS = 1; "
             "from taskfactory.cli import main; main()")
     proc = subprocess.run([sys.executable, "-c", code, "build", str(grid), "-o", str(out), "--backend", "dask",
                            "--address", address, "--no-progress"], capture_output=True, text=True, timeout=120)

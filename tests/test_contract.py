@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 import taskfactory as tf
 from taskfactory.cli import main
-from taskfactory.columns import drawn_params
+from taskfactory.make.columns import drawn_params
 from toys import install
 from toys.models import ToyClusterMeans, ToyOls
 

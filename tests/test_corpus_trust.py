@@ -15,14 +15,14 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-import taskfactory.corpus.checks as corpus_checks
+import taskfactory.store.corpus.checks as corpus_checks
 from taskfactory.answers import GOLD_FIELDS
 from taskfactory.cli import main
-from taskfactory.corpus import (COLUMN_RULES, P_DECISIONS, VALUE_RULES, check_shards, find_task, iter_records,
+from taskfactory.store.corpus import (COLUMN_RULES, P_DECISIONS, VALUE_RULES, check_shards, find_task, iter_records,
                                 sha256_file)
 from taskfactory.errors import CorpusError
-from taskfactory.columns import FIELDS
-from taskfactory.shards import write_shard
+from taskfactory.make.columns import FIELDS
+from taskfactory.store.shards import write_shard
 
 from conftest import PINNED, built_once, fresh_copy
 

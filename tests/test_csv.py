@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from taskfactory.analysis import read_csv_text
+from taskfactory.make.analysis import read_csv_text
 
 EDGE = ("a,b,c,d,e\n"
         "1e-300,-0,2147483647,x,0.1\n"

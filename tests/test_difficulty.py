@@ -1,11 +1,12 @@
-"""taskfactory.difficulty: how hard a task is from its record: what the tempting analyses earn, how near the threshold."""
+"""taskfactory.use.difficulty: how hard a task is from its record: what the tempting analyses earn,
+how near the threshold."""
 
 import json
 
 from scipy import stats
 
-from taskfactory.difficulty import difficulty
-from taskfactory.export import export
+from taskfactory.use.difficulty import difficulty
+from taskfactory.use.export import export
 
 CRITICAL_P = 0.05
 
@@ -39,7 +40,7 @@ def test_a_question_without_a_p_value_has_none():
 def test_exports_carry_each_tasks_difficulty(tmp_path):
     import taskfactory as tf
     from conftest import PINNED
-    from taskfactory.corpus import iter_records
+    from taskfactory.store.corpus import iter_records
 
     tf.build({"name": "d", "seed": 3, "methods": ["welch_t"], "scenarios": {"welch_t": PINNED["welch_t"][:2]},
               "n": [40], "effects": ["null", "medium"], "perturbations": ["none"]}, tmp_path / "c")
@@ -53,7 +54,7 @@ def test_exports_carry_each_tasks_difficulty(tmp_path):
 def test_score_by_difficulty_the_naive_tests_reward_falls_from_bin_to_bin(tmp_path):
     import taskfactory as tf
     from conftest import PINNED
-    from taskfactory.score import score
+    from taskfactory.use.score import score
 
     tf.build({"name": "d", "seed": 5, "methods": ["welch_t", "paired_t"], "n": [60, 200],
               "scenarios": {"welch_t": PINNED["welch_t"]}, "effects": ["null", "borderline", "medium"],

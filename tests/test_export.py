@@ -19,12 +19,12 @@ import yaml
 from click.testing import CliRunner
 
 import taskfactory as tf
-from taskfactory.agent import isolation_problem
+from taskfactory.use.agent import isolation_problem
 from taskfactory.cli import main
-from taskfactory.corpus import iter_records
+from taskfactory.store.corpus import iter_records
 from taskfactory.errors import InputError
-from taskfactory.export import deliver, export
-from taskfactory.reward import compute_score
+from taskfactory.use.export import deliver, export
+from taskfactory.use.reward import compute_score
 from conftest import folder_violations
 
 GRID = {"name": "exported", "seed": 3, "methods": ["welch_t", "pearson"], "n": [40, 400],
@@ -177,8 +177,8 @@ def verl_tool_class(monkeypatch):
         modules["verl.tools.schemas"].ToolResponse = _StandInVerl.ToolResponse
         for name, module in modules.items():
             monkeypatch.setitem(sys.modules, name, module)
-    monkeypatch.delitem(sys.modules, "taskfactory.agent.verl_tool", raising=False)
-    from taskfactory.agent.verl_tool import CodeTool
+    monkeypatch.delitem(sys.modules, "taskfactory.use.agent.verl_tool", raising=False)
+    from taskfactory.use.agent.verl_tool import CodeTool
     return CodeTool
 
 
@@ -188,7 +188,7 @@ def test_verl_tools_share_one_workspace_per_trajectory_and_close_it_after(corpus
 
     export(corpus, "verl", tmp_path / "v", data="file")
     config = yaml.safe_load((tmp_path / "v" / "tool_config.yaml").read_text())
-    assert {t["class_name"] for t in config["tools"]} == {"taskfactory.agent.verl_tool.CodeTool"}
+    assert {t["class_name"] for t in config["tools"]} == {"taskfactory.use.agent.verl_tool.CodeTool"}
     tools = {t["tool_schema"]["function"]["name"]: verl_tool_class(
         t["config"], SimpleNamespace(function=SimpleNamespace(name=t["tool_schema"]["function"]["name"])))
         for t in config["tools"]}
@@ -312,7 +312,7 @@ def test_verifiers_package_holds_its_tasks_with_their_csv_and_loads_where_verifi
     sys.path.insert(0, str(package))
     try:
         import taskfactory_env
-        from taskfactory.agent.verifiers_env import TaskfactoryConfig
+        from taskfactory.use.agent.verifiers_env import TaskfactoryConfig
         taskset = taskfactory_env.TaskfactoryTaskset(TaskfactoryConfig(split="test"))   # as vf-eval makes it
         tasks = list(taskset)
         assert [t.data.task_id for t in tasks] == [r["task_id"] for r in rows]

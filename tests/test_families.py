@@ -18,7 +18,8 @@ from scipy import stats
 
 import taskfactory as tf
 from taskfactory import kit
-from taskfactory.script import emitted_source
+from taskfactory.make.analysis import read_csv_text
+from taskfactory.make.script import emitted_source
 
 from conftest import CONSERVATIVE, DISCRETE, FAMILIES, dataset, fit_n, null_p, run_python, run_scripts, small_grid
 
@@ -57,7 +58,8 @@ def test_emitted_code_refuses_a_module_other_than_numpy():
 def test_a_role_name_holds_the_same_in_every_family():
     """The record's roles have one type per role name, so a family whose role
     shares a name with another family's but holds something else is refused."""
-    from taskfactory import columns, registry
+    from taskfactory.make import columns
+    from taskfactory import registry
     from taskfactory.methods.chi_square_gof import ChiSquareGof
 
     class Clash(ChiSquareGof):
@@ -78,7 +80,7 @@ def test_a_role_name_holds_the_same_in_every_family():
 def test_every_scenario_roles_come_back_from_the_stored_struct():
     """A record stores roles in the registry's struct and roles_of gives the
     scenario's roles back (shares as a mapping, in their order)."""
-    from taskfactory.columns import roles_of, roles_type, stored_roles
+    from taskfactory.make.columns import roles_of, roles_type, stored_roles
 
     typ, shares = roles_type(), 0
     for method in FAMILIES:
@@ -107,7 +109,7 @@ def test_every_scenario_builds_and_reference_py_prints_the_gold(method, tmp_path
     grid = small_grid(method, n=n)
     for scen in tf.load_scenarios(method):
         c, ds = dataset(grid, method, scen.id, n, "medium")
-        from taskfactory.task import record
+        from taskfactory.make.task import record
 
         rec = record(grid, c, ds)
         (tmp_path / rec["data_filename"]).write_text(rec["data_csv"])
@@ -122,7 +124,7 @@ def test_every_scenario_builds_and_reference_py_prints_the_gold(method, tmp_path
 def test_emitted_scripts_are_standalone_and_reproduce_csv(tmp_path):
     """One script per family, run in one isolated interpreter: each imports
     numpy only and writes its CSV byte for byte."""
-    from taskfactory.task import record
+    from taskfactory.make.task import record
 
     records = []
     for method in FAMILIES:
@@ -222,7 +224,7 @@ def test_public_analyse_matches_gold(method):
     grid = small_grid(method, n=max(tf.get_family(method).min_n, 30))
     scen = tf.load_scenarios(method)[0]
     _, ds = dataset(grid, method, scen.id, grid.n[0], "medium", seed=5)
-    data = tf.analysis.read_csv_text(ds.csv_text)
+    data = read_csv_text(ds.csv_text)
     res = tf.analyse(method, data, scen.roles, ranges=scen.ranges())
     assert res == ds.gold
 
@@ -231,7 +233,7 @@ def test_public_analyse_matches_gold(method):
                                                      (1000, 11, True), (5000, 50, False), (5000, 51, True)])
 def test_a_dataset_whose_range_clipped_too_much_is_rejected(rows, clipped, rejected):
     from taskfactory.errors import DataError
-    from taskfactory.task import _check_clipping
+    from taskfactory.make.task import _check_clipping
 
     if not rejected:
         _check_clipping({"y": clipped}, rows)
@@ -279,7 +281,7 @@ def test_a_units_properties_are_the_same_in_all_its_rows(method):
     once per unit; the other extras are readings of the row's period."""
     import io
 
-    from taskfactory.task import record
+    from taskfactory.make.task import record
 
     for scen in tf.load_scenarios(method):
         per_unit = {v.name for v in scen.variables if v.per_unit}

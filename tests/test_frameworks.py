@@ -19,10 +19,10 @@ import pytest
 from click.testing import CliRunner
 
 from taskfactory.cli import main
-from taskfactory.corpus import iter_records
+from taskfactory.store.corpus import iter_records
 from taskfactory.errors import InputError
-from taskfactory.export import export
-from taskfactory.frameworks import framework_rows
+from taskfactory.use.export import export
+from taskfactory.use.frameworks import framework_rows
 
 from conftest import PINNED, built_once
 
@@ -148,7 +148,7 @@ def test_an_eval_log_that_does_not_unpack_is_one_line(tmp_path):
 
 
 def test_an_eval_entry_is_unpacked_only_up_to_its_cap_whatever_size_it_declares(tmp_path, monkeypatch):
-    from taskfactory import frameworks
+    from taskfactory.use import frameworks
 
     monkeypatch.setattr(frameworks, "MAX_ENTRY_BYTES", 1000)
     path = tmp_path / "bomb.eval"

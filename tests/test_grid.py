@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 import taskfactory as tf
 from taskfactory.cli import main
-from taskfactory.grid import held_out
+from taskfactory.design.grid import held_out
 
 from conftest import PINNED
 
@@ -187,7 +187,7 @@ def test_the_cluster_grid_is_the_paper_grid_with_336_seeds():
     """grids/paper-10m.yaml, which the README plans for a cluster, counts what the README says."""
     from pathlib import Path
 
-    from taskfactory.plan import plan
+    from taskfactory.store.plan import plan
 
     grids = Path(__file__).resolve().parent.parent / "grids"
     big, paper = plan(str(grids / "paper-10m.yaml"), probe=False), plan(str(grids / "paper.yaml"), probe=False)

@@ -15,14 +15,14 @@ from click.testing import CliRunner
 
 import taskfactory as tf
 from taskfactory.cli import main
-from taskfactory.corpus import iter_records
+from taskfactory.store.corpus import iter_records
 from taskfactory.errors import InputError, TaskFactoryError
-from taskfactory.leakage import LeakageReport, Thresholds, check_leakage, write_report
-from taskfactory.leakage.bench import BenchError, load_bench
-from taskfactory.leakage.data import Rows, read_table
-from taskfactory.leakage.dropout import drop_out
-from taskfactory.leakage.text import ngrams, tokens
-from taskfactory.prompts import CONVENTIONS
+from taskfactory.audit.leakage import LeakageReport, Thresholds, check_leakage, write_report
+from taskfactory.audit.leakage.bench import BenchError, load_bench
+from taskfactory.audit.leakage.data import Rows, read_table
+from taskfactory.audit.leakage.dropout import drop_out
+from taskfactory.audit.leakage.text import ngrams, tokens
+from taskfactory.design.prompts import CONVENTIONS
 
 from conftest import PINNED, built_once, folder_violations
 
@@ -146,7 +146,7 @@ def test_a_report_is_the_same_in_several_processes_and_under_any_string_hash_see
     path, _ = bench
     one = check_leakage(corpus, [path])
     assert snapshot(check_leakage(corpus, [path], jobs=3)) == snapshot(one)
-    code = ("import json, sys; from taskfactory.leakage import check_leakage; from test_leakage import snapshot; "
+    code = ("import json, sys; from taskfactory.audit.leakage import check_leakage; from test_leakage import snapshot; "
             "print(json.dumps(snapshot(check_leakage(sys.argv[1], [sys.argv[2]], jobs=2))))")
     other = subprocess.run([sys.executable, "-c", code, str(corpus), str(path)], check=True, capture_output=True,
                            text=True, cwd=Path(__file__).parent, env={**os.environ, "PYTHONHASHSEED": "12345"})
@@ -270,7 +270,7 @@ def test_missing_benchmark_and_not_a_corpus(corpus, tmp_path):
 
 def fake_embedder(texts):
     """Bag-of-words vectors hashed into 256 dimensions: enough to test the bookkeeping."""
-    from taskfactory.leakage.text import content_set, tokens
+    from taskfactory.audit.leakage.text import content_set, tokens
 
     out = np.zeros((len(texts), 256))
     for i, t in enumerate(texts):
@@ -474,7 +474,7 @@ def test_a_failed_check_keeps_its_own_exit_code(bench, tmp_path, monkeypatch):
     def fail(*args, **kwargs):
         raise TaskFactoryError("the corpus changed while it was read")
 
-    monkeypatch.setattr("taskfactory.leakage.check_leakage", fail)
+    monkeypatch.setattr("taskfactory.audit.leakage.check_leakage", fail)
     result = invoke(["leakage", str(tmp_path), "--against", str(bench[0])])
     assert result.exit_code == 1 and result.output == "error: the corpus changed while it was read\n"
 
@@ -512,7 +512,7 @@ def test_data_paths_must_stay_inside_the_benchmark(tmp_path):
 
 
 def test_data_files_larger_than_the_limit_are_refused(tmp_path, monkeypatch):
-    import taskfactory.leakage.bench as bench_module
+    import taskfactory.audit.leakage.bench as bench_module
 
     monkeypatch.setattr(bench_module, "MAX_DATA_BYTES", 100)
     (tmp_path / "big.csv").write_text("x\n" + "1.25\n" * 30)
@@ -524,7 +524,7 @@ def test_data_files_larger_than_the_limit_are_refused(tmp_path, monkeypatch):
 
 
 def test_a_data_file_named_by_many_items_is_read_once(tmp_path, monkeypatch):
-    import taskfactory.leakage.bench as bench_module
+    import taskfactory.audit.leakage.bench as bench_module
 
     reads = []
     monkeypatch.setattr(bench_module, "read_text", lambda path, *args: reads.append(path) or "x,y\n1,2\n")
@@ -583,9 +583,9 @@ def test_parquet_benchmarks_with_nested_or_binary_values_are_refused(tmp_path):
 
 FINGERPRINTS = """
 import json
-from taskfactory.leakage import text_key
-from taskfactory.leakage.data import Rows, read_table
-from taskfactory.leakage.text import ngrams, tokens
+from taskfactory.audit.leakage import text_key
+from taskfactory.audit.leakage.data import Rows, read_table
+from taskfactory.audit.leakage.text import ngrams, tokens
 rows = Rows(read_table("arm,sbp\\na,120\\nb,135.55\\n"))
 toks = tokens("Is mean systolic blood pressure at 12 weeks different between the two treatment arms of the trial?")
 print(json.dumps([sorted(ngrams(toks, 8)), sorted(ngrams(toks, 13)),

@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 import taskfactory as tf
-from taskfactory.corpus import iter_records
-from taskfactory.leakage import check_leakage
-from taskfactory.leakage.probe import LEAST_PART_WORDS
-from taskfactory.leakage.text import content_set, tokens
-from taskfactory.leakage.data import Rows, read_table, sniff_separator
+from taskfactory.store.corpus import iter_records
+from taskfactory.audit.leakage import check_leakage
+from taskfactory.audit.leakage.probe import LEAST_PART_WORDS
+from taskfactory.audit.leakage.text import content_set, tokens
+from taskfactory.audit.leakage.data import Rows, read_table, sniff_separator
 
 from test_leakage import LOOKALIKES
 

@@ -7,10 +7,10 @@ import pytest
 from scipy import stats
 
 import taskfactory as tf
-from taskfactory.analysis import read_csv_text
-from taskfactory import perturb
+from taskfactory.make.analysis import read_csv_text
+from taskfactory.design import perturb
 from taskfactory.kit import blank_cells, relate
-from taskfactory.task import record
+from taskfactory.make.task import record
 
 from conftest import DISCRETE, FAMILIES, dataset, fit_n, null_p, small_grid
 

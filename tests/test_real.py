@@ -17,15 +17,15 @@ from click.testing import CliRunner
 
 import taskfactory as tf
 from taskfactory.cli import main
-from taskfactory.corpus import iter_records, sha256_file
+from taskfactory.store.corpus import iter_records, sha256_file
 from taskfactory.errors import InputError
-from taskfactory.leakage import check_leakage
-from taskfactory import real
-from taskfactory.real import INFERRED, SpecError, import_spec, spec_sha256
+from taskfactory.audit.leakage import check_leakage
+from taskfactory.store import real
+from taskfactory.store.real import INFERRED, SpecError, import_spec, spec_sha256
 from taskfactory.result import z_of_p
-from taskfactory.schema import json_schema
-from taskfactory.columns import roles_of
-from taskfactory.shards import write_shard
+from taskfactory.use.schema import json_schema
+from taskfactory.make.columns import roles_of
+from taskfactory.store.shards import write_shard
 
 from test_api import OVARIAN
 

@@ -19,9 +19,9 @@ from click.testing import CliRunner
 import taskfactory as tf
 from taskfactory.answers import capped_z
 from taskfactory.cli import main
-from taskfactory.corpus import iter_records
-from taskfactory.report import AGENT_BREAKDOWNS, MISSING_MATPLOTLIB, SECTIONS, source_labels
-from taskfactory.score import score
+from taskfactory.store.corpus import iter_records
+from taskfactory.use.report import AGENT_BREAKDOWNS, MISSING_MATPLOTLIB, SECTIONS, source_labels
+from taskfactory.use.score import score
 from conftest import built_once, folder_violations
 
 pytest.importorskip("matplotlib")
@@ -276,7 +276,7 @@ def test_the_agents_tables_show_the_numbers_of_summary_json(written, summary):
 def test_power_is_shown_at_medium_or_else_at_the_first_other_level_beyond_the_borderline():
     import pandas as pd
 
-    from taskfactory.report import power_effect
+    from taskfactory.use.report import power_effect
 
     def effects(*names):
         return pd.DataFrame({"effect": list(names)})
@@ -348,7 +348,7 @@ def test_without_matplotlib_the_command_says_how_to_install_it(corpus, tmp_path,
 
 
 def test_importing_the_package_and_report_module_loads_no_matplotlib():
-    probe = ("import sys, taskfactory, taskfactory.cli, taskfactory.report; "
+    probe = ("import sys, taskfactory, taskfactory.cli, taskfactory.use.report; "
              "print([m for m in ('matplotlib', 'numpy', 'pandas', 'scipy') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout
     assert out == "[]\n"
@@ -387,7 +387,7 @@ def test_the_report_says_what_the_corpus_is_its_prompt_lengths_and_a_task_as_the
 
 
 def test_flags_name_the_figures_off_their_expectation():
-    from taskfactory.report import _flags
+    from taskfactory.use.report import _flags
 
     def family(expected, ks, rejects, borderline):
         return {"null_p_expected": expected, "null_ks_p": ks,

@@ -9,12 +9,12 @@ import pytest
 from click.testing import CliRunner
 
 import taskfactory as tf
-import taskfactory.copying as copying
+import taskfactory.store.copying as copying
 from taskfactory.cli import main
-from taskfactory.corpus import iter_records, sha256_file
+from taskfactory.store.corpus import iter_records, sha256_file
 from taskfactory.errors import CorpusError, InputError
-from taskfactory.resplit import SplitRule, resplit
-from taskfactory.shards import write_shard
+from taskfactory.store.resplit import SplitRule, resplit
+from taskfactory.store.shards import write_shard
 
 from conftest import PINNED, built_once, fresh_copy
 

@@ -14,10 +14,10 @@ import taskfactory as tf
 from taskfactory.cli import main
 from taskfactory.readers import load_yaml
 from taskfactory.errors import ScenarioError
-from taskfactory.reward import (Answer, Invalid, compute_score, ground_truth, parse_answer, parse_p_value, reward,
+from taskfactory.use.reward import (Answer, Invalid, compute_score, ground_truth, parse_answer, parse_p_value, reward,
                                 sft_keep)
 from taskfactory.errors import InputError
-from taskfactory.score import pass_at_k, reported_ks, score
+from taskfactory.use.score import pass_at_k, reported_ks, score
 
 from conftest import PINNED
 
@@ -182,7 +182,7 @@ def corpus(tmp_path_factory):
 
 
 def records(corpus) -> list[dict]:
-    from taskfactory.corpus import iter_records
+    from taskfactory.store.corpus import iter_records
     return list(iter_records(corpus))
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from taskfactory import reward as grader
+from taskfactory.use import reward as grader
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "fuzz_reward.py"
 

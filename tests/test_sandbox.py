@@ -2,7 +2,7 @@
 
 import hashlib
 
-from taskfactory.sandbox import Limits, run_scripts
+from taskfactory.audit.sandbox import Limits, run_scripts
 
 WRITE = "import sys\nopen(sys.argv[1], 'w').write({text!r})\n"
 
@@ -51,7 +51,7 @@ def test_scripts_see_an_empty_environment_and_a_throwaway_folder(tmp_path, monke
 
 
 def test_the_throwaway_folder_is_in_memory_only_with_room_to_spare(tmp_path, monkeypatch):
-    from taskfactory import sandbox
+    from taskfactory.audit import sandbox
 
     monkeypatch.delenv("TMPDIR", raising=False)
     monkeypatch.setattr(sandbox, "SCRATCH", str(tmp_path))

@@ -15,7 +15,7 @@ from taskfactory.cli import main
 from taskfactory.errors import InputError, ScenarioError
 from taskfactory.readers import load_yaml
 from taskfactory.scenarios import scenario_root
-from taskfactory.schema import DIALECT, json_schema, schema_text, write_schema
+from taskfactory.use.schema import DIALECT, json_schema, schema_text, write_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -205,7 +205,7 @@ def test_unknown_schema_kind_is_exit_2():
 
 
 def test_pydantic_loads_only_when_a_file_is_validated():
-    code = ("import sys, taskfactory, taskfactory.cli, taskfactory.grid, taskfactory.scenarios\n"
+    code = ("import sys, taskfactory, taskfactory.cli, taskfactory.design.grid, taskfactory.scenarios\n"
             "from click.testing import CliRunner\n"
             "assert CliRunner().invoke(taskfactory.cli.main, ['--help']).exit_code == 0\n"
             "print('pydantic' in sys.modules)\n"
@@ -216,7 +216,7 @@ def test_pydantic_loads_only_when_a_file_is_validated():
 
 
 def test_the_models_take_the_keys_the_code_reads():
-    from taskfactory.grid import EXCLUDE_KEYS, grid_model
+    from taskfactory.design.grid import EXCLUDE_KEYS, grid_model
     from taskfactory.validation import keys_at
 
     assert keys_at(grid_model(), ("exclude", 0)) == EXCLUDE_KEYS

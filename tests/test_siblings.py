@@ -8,10 +8,10 @@ from collections import defaultdict
 import pytest
 
 import taskfactory as tf
-from taskfactory.catalogue import get_scenario, load_scenarios, siblings
+from taskfactory.design.catalogue import get_scenario, load_scenarios, siblings
 from taskfactory.methods.ols_cluster import WITHIN_CLUSTERS
-from taskfactory.prompts import CONVENTIONS
-from taskfactory.task import record
+from taskfactory.design.prompts import CONVENTIONS
+from taskfactory.make.task import record
 
 from conftest import FAMILIES, ROOT, dataset, small_grid
 

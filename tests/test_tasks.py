@@ -7,7 +7,7 @@ import pytest
 
 import taskfactory as tf
 from taskfactory.errors import InputError
-from taskfactory.tasks import AGENT_FIELDS
+from taskfactory.use.tasks import AGENT_FIELDS
 
 from conftest import PINNED, built_once
 

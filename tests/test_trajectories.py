@@ -14,12 +14,12 @@ import pytest
 from click.testing import CliRunner
 
 import taskfactory as tf
-from taskfactory.agent import Sandbox, isolation_problem
-from taskfactory.agent.statistician import decide, read_checks
-from taskfactory.agent import trajectories
-from taskfactory.agent.trajectories import FILES, write_trajectories
+from taskfactory.use.agent import Sandbox, isolation_problem
+from taskfactory.use.agent.statistician import decide, read_checks
+from taskfactory.use.agent import trajectories
+from taskfactory.use.agent.trajectories import FILES, write_trajectories
 from taskfactory.cli import main
-from taskfactory.corpus import iter_records
+from taskfactory.store.corpus import iter_records
 
 pytestmark = pytest.mark.skipif(isolation_problem() is not None, reason=f"{isolation_problem()}")
 #: A family of each kind of step: checks that pick between siblings (two
@@ -189,8 +189,8 @@ def test_two_series_that_follow_their_previous_values_are_judged_by_their_change
 
 
 def test_a_trajectory_that_chose_neither_the_gold_nor_an_accepted_test_is_kept_out(corpus, sandbox, tmp_path):
-    from taskfactory.agent.trajectories import play
-    from taskfactory.agent.statistician import Statistician
+    from taskfactory.use.agent.trajectories import play
+    from taskfactory.use.agent.statistician import Statistician
 
     record = next(r for r in iter_records(corpus) if r["method"] == "welch_t" and r["effect"] == "null")
     record = {**record, "accepted": []}
@@ -312,11 +312,11 @@ def test_in_r_or_mixed_every_call_is_r_or_drawn_per_task_and_replays(corpus, san
 def test_the_r_twins_of_the_checks_print_what_the_python_ones_print(tmp_path, sandbox):
     """Each sibling kind's checks in R and in Python, on the same handled data,
     print the same values (to their printed digits) and lead to the same test."""
-    from taskfactory.agent import checks_r
-    from taskfactory.agent.statistician import KINDS, OCTILE_SKEWED, PERSISTENT, check_code
-    from taskfactory.analysis import prepare, read_csv_text
-    from taskfactory.catalogue import get_scenario
-    from taskfactory.columns import roles_of
+    from taskfactory.use.agent import checks_r
+    from taskfactory.use.agent.statistician import KINDS, OCTILE_SKEWED, PERSISTENT, check_code
+    from taskfactory.make.analysis import prepare, read_csv_text
+    from taskfactory.design.catalogue import get_scenario
+    from taskfactory.make.columns import roles_of
 
     methods = ["cluster_means_t", "kruskal_wallis", "sign_test", "spearman_differences", "fisher_exact", "ols_robust",
                "negative_binomial", "cluster_fixed_effects", "cox_ph"]
@@ -351,8 +351,8 @@ def test_the_r_twins_of_the_checks_print_what_the_python_ones_print(tmp_path, sa
 
 
 def test_a_check_that_printed_nothing_leaves_the_trajectory_out_and_claims_nothing(corpus, sandbox, monkeypatch):
-    from taskfactory.agent import statistician
-    from taskfactory.agent.trajectories import play
+    from taskfactory.use.agent import statistician
+    from taskfactory.use.agent.trajectories import play
 
     with pytest.raises(statistician.MissingCheck, match="the checks printed no 'Breusch-Pagan' line"):
         decide("regression", read_checks("Outcome values at 0: count = 0\n"))

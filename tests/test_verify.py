@@ -11,13 +11,13 @@ import pytest
 from click.testing import CliRunner
 
 from taskfactory.cli import main
-from taskfactory.corpus import sha256_file
-from taskfactory.shards import write_shard
+from taskfactory.store.corpus import sha256_file
+from taskfactory.store.shards import write_shard
 
 from conftest import PINNED, built_once, fresh_copy
 
-#: The module (``taskfactory.verify`` is also the name of the function the package exports).
-VERIFY = importlib.import_module("taskfactory.verify")
+#: The module (``taskfactory.audit.verify`` is also the name of the function the package exports).
+VERIFY = importlib.import_module("taskfactory.audit.verify")
 
 GRID = {"name": "v", "seed": 8, "methods": ["welch_t", "spearman"], "scenarios": PINNED, "n": [40],
         "effects": ["medium"], "perturbations": ["none", "missing+extreme"], "shard_rows": 30}
@@ -65,7 +65,7 @@ def test_a_fresh_build_verifies(pristine):
 
 
 def test_a_sample_checks_that_many_tasks(pristine):
-    from taskfactory.verify import verify as run
+    from taskfactory.audit.verify import verify as run
 
     assert run(pristine, sample=7, seed=3).tasks == 7
 
@@ -91,7 +91,7 @@ def test_all_checks_every_task(pristine, monkeypatch):
 
 
 def test_the_default_sample_is_documented():
-    from taskfactory.verify import DEFAULT_SAMPLE
+    from taskfactory.audit.verify import DEFAULT_SAMPLE
 
     out = CliRunner().invoke(main, ["verify", "--help"]).output
     assert f"(default: {DEFAULT_SAMPLE})" in " ".join(out.split())
@@ -111,7 +111,7 @@ def test_a_failed_verdict_gives_the_tasks_and_their_rate(corpus):
 
 
 def test_the_rate_is_checked_tasks_per_second():
-    from taskfactory.verify import VerifyReport, format_report
+    from taskfactory.audit.verify import VerifyReport, format_report
 
     report = VerifyReport(shards=4, shards_ok=4, total=500, tasks=400, records_ok=400, scripts_ok=400, scripts_run=400,
                           seconds=12.3)
@@ -137,7 +137,7 @@ def test_the_command_line_shows_progress_only_on_a_terminal(pristine, monkeypatc
 
 
 def test_progress_draws_a_bar_on_stderr(pristine, capsys):
-    from taskfactory.verify import verify as run
+    from taskfactory.audit.verify import verify as run
 
     assert run(pristine, sample=4, progress=True).ok
     err = capsys.readouterr().err
@@ -149,7 +149,7 @@ def test_progress_draws_a_bar_on_stderr(pristine, capsys):
 @pytest.mark.parametrize("tasks, jobs, size", [(48, 1, 1000), (10516, 2, 877), (1000, 2, 500), (2500, 2, 625),
                                                (400, 2, 200), (250, 2, 125), (48, 2, 24), (3, 4, 1), (0, 2, 1000)])
 def test_chunks_share_the_work_evenly(tasks, jobs, size):
-    from taskfactory.verify import CHUNK_TASKS, chunk_size
+    from taskfactory.audit.verify import CHUNK_TASKS, chunk_size
 
     assert chunk_size(tasks, jobs) == size <= CHUNK_TASKS
     if tasks:

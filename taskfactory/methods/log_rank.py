@@ -16,7 +16,7 @@ comparisons as often as not.
 
 A dataset with fewer than ``MIN_EVENTS`` events in a group is redrawn.
 
-Real data may give more than two groups (:mod:`taskfactory.real`): survdiff
+Real data may give more than two groups (:mod:`taskfactory.store.real`): survdiff
 then tests them all, its chi-square on k - 1 df, and the naive and accepted
 tests, which compare two groups, are left out of the task.
 """

@@ -12,7 +12,7 @@ import pytest
 
 import taskfactory as tf
 from taskfactory.errors import DataError, InputError
-from taskfactory.reference import fill
+from taskfactory.make.reference import fill
 from taskfactory.scenarios import shares_text
 
 SNAP = {"red": 0.25, "pink": 0.5, "white": 0.25}

@@ -7,13 +7,13 @@ import re
 import pytest
 
 import taskfactory as tf
-from taskfactory.corpus import iter_records
+from taskfactory.store.corpus import iter_records
 from taskfactory.methods._proportions import pooled_z, wilson
 from taskfactory.methods.holm import holm_rejections
 from taskfactory.methods.sample_size import is_whole, required_n
 from taskfactory.methods.two_prop import separated
-from taskfactory.score import score
-from taskfactory.columns import drawn_params
+from taskfactory.use.score import score
+from taskfactory.make.columns import drawn_params
 
 CLOSED = ["wilson_ci", "two_prop", "two_prop_z", "sample_size", "holm"]
 

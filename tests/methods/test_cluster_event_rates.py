@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
-from taskfactory.analysis import run_test
+from taskfactory.make.analysis import run_test
 from taskfactory.condition import Condition
 
 #: Eight hospitals of 4 to 6 patients, four under each care pathway; 23 events.

@@ -26,11 +26,11 @@ that the fit is not singular)::
 import pytest
 
 import taskfactory as tf
-from taskfactory.analysis import run_test
+from taskfactory.make.analysis import run_test
 from taskfactory.condition import Condition
 from taskfactory.errors import DataError
 from taskfactory.methods._names import CLUSTER_WITHIN, LINEAR_MIXED, WITHIN_BETWEEN
-from taskfactory.reward import named_test
+from taskfactory.use.reward import named_test
 
 from test_regression import D, ROLES
 

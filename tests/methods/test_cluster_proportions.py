@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
-from taskfactory.analysis import run_test
+from taskfactory.make.analysis import run_test
 from taskfactory.condition import Condition
 
 #: Eight villages of 4 to 6 children, four villages in each arm.

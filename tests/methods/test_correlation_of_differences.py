@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
-from taskfactory.analysis import run_test
-from taskfactory.catalogue import get_scenario
+from taskfactory.make.analysis import run_test
+from taskfactory.design.catalogue import get_scenario
 from taskfactory.condition import Condition
 from taskfactory.errors import ScenarioError
 from taskfactory.methods._correlation import first_differences

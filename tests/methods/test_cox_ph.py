@@ -15,6 +15,7 @@ import pytest
 import taskfactory as tf
 from taskfactory.condition import Condition
 from taskfactory.errors import DataError
+from taskfactory.make.analysis import read_csv_text
 
 from survival_data import A, B, ROLES
 
@@ -154,7 +155,7 @@ def test_generated_groups_differ_on_the_covariates():
     grid = small_grid("cox_ph", n=400)
     scen = tf.load_scenarios("cox_ph")[0]
     _, ds = dataset(grid, "cox_ph", scen.id, 400, "null", seed=1)
-    data = tf.analysis.read_csv_text(ds.csv_text)
+    data = read_csv_text(ds.csv_text)
     age = data.groupby(scen.roles["group"])["age"].mean()
     assert abs(age.iloc[0] - age.iloc[1]) > 2.0  # years, with an SD of 9 in each group
     assert any("Mean 'age' by 'regimen'" in h for h in ds.hints)

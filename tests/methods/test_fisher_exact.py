@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
-from taskfactory.analysis import run_test
+from taskfactory.make.analysis import run_test
 from taskfactory.condition import Condition
 from taskfactory.methods._common import chisq_yates
 from taskfactory.methods.fisher_exact import fisher_2x2, power, rejection_region, sparse, sparse_counts, sparse_tables

@@ -120,7 +120,7 @@ def test_question_words_fill_the_shared_question():
     for method in ("holm_adjusted", "bh_fdr"):
         grid = tf.load_grid({"seed": 1, "methods": [method], "n": [40], "seeds": 1})
         from conftest import dataset
-        from taskfactory.task import record
+        from taskfactory.make.task import record
 
         scen = tf.load_scenarios(method)[0]
         c, ds = dataset(grid, method, scen.id, 40, "null")

@@ -31,11 +31,11 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
-from taskfactory.analysis import run_test
+from taskfactory.make.analysis import run_test
 from taskfactory.condition import Condition
 from taskfactory.errors import DataError
 from taskfactory.methods.iv_2sls import first_stage_f
-from taskfactory.reference import fill
+from taskfactory.make.reference import fill
 
 D = pd.DataFrame({
     "y": [13.42, 7.55, 8.01, 15.42, 12.54, 10.71, 12.1, 10.0, 11.94, 14.86, 12.17, 7.2, 7.39, 7.94, 10.02, 14.91, 9.4, 12.65, 9.15, 4.44, 6.13, 8.51, 10.17, 7.38, 11.41, 14.61, 9.89, 12.51, 8.31, 12.55, 4.39, 5.6, 14.73, 8.03, 12.61, 12.81, 7.13, 8.2, 14.27, 11.69],

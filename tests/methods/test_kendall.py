@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
-from taskfactory.analysis import run_test
+from taskfactory.make.analysis import run_test
 from taskfactory.condition import Condition
 
 ROLES = {"x": "a", "y": "b"}

@@ -23,10 +23,10 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
-from taskfactory.analysis import run_test
+from taskfactory.make.analysis import run_test
 from taskfactory.condition import Condition
 from taskfactory.errors import DataError
-from taskfactory.reference import fill
+from taskfactory.make.reference import fill
 
 REL = 1e-6  # lme4's optimizer path is reproduced; what is left is rounding (~1e-7 relative)
 

@@ -12,6 +12,7 @@ import pytest
 import taskfactory as tf
 from taskfactory.condition import Condition
 from taskfactory.errors import DataError
+from taskfactory.make.analysis import read_csv_text
 
 from survival_data import A, B, ROLES
 
@@ -99,7 +100,7 @@ def test_generated_data_balance_the_groups_and_censor_within_range():
     grid = small_grid("log_rank", n=400)
     for k, scen in enumerate(tf.load_scenarios("log_rank")):
         _, ds = dataset(grid, "log_rank", scen.id, 400, "null", seed=k)
-        data = tf.analysis.read_csv_text(ds.csv_text)
+        data = read_csv_text(ds.csv_text)
         roles = scen.roles
         censored = 1 - data[roles["event"]].mean()
         assert 0.05 < censored < 0.65, (scen.id, censored)

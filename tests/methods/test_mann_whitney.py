@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
-from taskfactory.analysis import run_test
+from taskfactory.make.analysis import run_test
 from taskfactory.condition import Condition
 from taskfactory.errors import DataError
 from taskfactory.methods._ranks import rank_sum_counts

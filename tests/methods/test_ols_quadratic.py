@@ -19,11 +19,11 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
-from taskfactory.analysis import run_test
+from taskfactory.make.analysis import run_test
 from taskfactory.condition import Condition
 from taskfactory.methods._names import OLS, OLS_QUADRATIC
 from taskfactory.methods.ols_quadratic import CURVE_REACH
-from taskfactory.reward import named_test
+from taskfactory.use.reward import named_test
 
 from test_regression import D, ROLES
 

@@ -19,10 +19,10 @@ import pandas as pd
 import pytest
 
 import taskfactory as tf
-from taskfactory.analysis import run_test
+from taskfactory.make.analysis import run_test
 from taskfactory.condition import Condition
 from taskfactory.errors import DataError, InputError
-from taskfactory.reference import fill
+from taskfactory.make.reference import fill
 
 D = pd.DataFrame({
     "y": [127.2, 140.2, 151.7, 144.6, 119.7, 131.7, 136.7, 124.0, 123.5, 131.5, 126.8, 131.6, 142.2, 115.6, 127.3,

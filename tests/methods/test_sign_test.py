@@ -127,7 +127,7 @@ def test_effect_for_z():
     ("Wilcoxon signed rank test", "Wilcoxon signed rank test"),
 ])
 def test_answers_name_it_as_r_and_textbooks_do(line, label):
-    from taskfactory.reward import _identify
+    from taskfactory.use.reward import _identify
 
     named, _ = _identify(line, "sign_test")
     assert named.label == label

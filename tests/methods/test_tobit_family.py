@@ -34,7 +34,7 @@ from scipy import stats
 
 import taskfactory as tf
 from taskfactory import kit
-from taskfactory.analysis import run_test
+from taskfactory.make.analysis import run_test
 from taskfactory.condition import Condition
 from taskfactory.errors import DataError, InputError
 from taskfactory.methods import tobit as tobit_module
