@@ -207,48 +207,32 @@ def fill_shards(cells: list[tuple[int, int]], max_rows: int) -> list[int]:
     fill in order: as few shards as ``max_rows`` tasks and
     :data:`SHARD_TEXT_BYTES` of text each allow; when the text bound sets
     their number, as many holding about as much text each."""
-    shards = _fill(cells, max_rows, SHARD_TEXT_BYTES)
+    shards = _fill(cells, max_rows)
     k = len(shards)
     if k > -(-sum(t for t, _ in cells) // max_rows):   # the text bound set k: a k-th of the text each
-        even = _even(cells, max_rows, k)
+        even = _fill(cells, max_rows, k)
         if len(even) == k:
             return even
     return shards
 
 
-def _even(cells: list[tuple[int, int]], max_rows: int, k: int) -> list[int]:
-    """Rows of each shard when ``cells`` fill ``k`` shards of about a k-th of
-    the text each: shard i ends at the task whose middle is nearest to i / k
-    of the text, or earlier where ``max_rows`` or :data:`SHARD_TEXT_BYTES`
-    closes it (then more than ``k`` shards may come out)."""
+def _fill(cells: list[tuple[int, int]], max_rows: int, k: int | None = None) -> list[int]:
+    """Rows of each shard when ``cells`` (tasks, text of each) fill shards in
+    order, each closed before the task that would take it past ``max_rows``
+    tasks or :data:`SHARD_TEXT_BYTES` of text (a larger task gets a shard of
+    its own). With ``k``, shard i also ends at the task whose middle is
+    nearest to i / k of the text, for ``k`` shards of about equal text (more
+    may come out where the bounds close one earlier)."""
     total = sum(t * size for t, size in cells)
     shards, rows, text, done = [], 0, 0, 0   # finished shards; rows and text of the open one; text before it
     for left, size in cells:
         while left:
-            target = total * (len(shards) + 1) / k - done - text   # text still to add to reach the open shard's end
-            fit = min(left, max_rows - rows, (SHARD_TEXT_BYTES - text) // size, math.floor(target / size + 0.5))
+            fit = min(left, max_rows - rows, (SHARD_TEXT_BYTES - text) // size)
+            if k is not None:   # no further than the open shard's share of the text
+                fit = min(fit, math.floor((total * (len(shards) + 1) / k - done - text) / size + 0.5))
             if fit <= 0 and rows:
                 shards.append(rows)
                 done, rows, text = done + text, 0, 0
-                continue
-            fit = max(fit, 1)
-            rows, text, left = rows + fit, text + fit * size, left - fit
-    if rows:
-        shards.append(rows)
-    return shards
-
-
-def _fill(cells: list[tuple[int, int]], max_rows: int, max_text: int) -> list[int]:
-    """Rows of each shard when ``cells`` (tasks, text of each) fill shards in
-    order, each closed before the task that would take it past ``max_rows``
-    tasks or ``max_text`` of text (a larger task gets a shard of its own)."""
-    shards, rows, text = [], 0, 0   # finished shards; rows and text of the open one
-    for left, size in cells:
-        while left:
-            fit = min(left, max_rows - rows, (max_text - text) // size)
-            if fit <= 0 and rows:
-                shards.append(rows)
-                rows = text = 0
                 continue
             fit = max(fit, 1)
             rows, text, left = rows + fit, text + fit * size, left - fit
