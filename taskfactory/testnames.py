@@ -10,7 +10,7 @@ families know and returns the one it names.
 Matching is on words: the text and the phrases are lower-cased, accents,
 possessives and punctuation dropped (``t.test`` reads as "t test", ``one-way``
 and ``oneway`` as "one way"; R's ``T``, ``F``, ``1`` and ``0`` after ``=`` as
-"true" and "false"); a phrase matches when its words occur in the text in
+"true" and "false", but not ``0.05``); a phrase matches when its words occur in the text in
 its order (an argument's value right after its name), and the match with
 the most words (then the most letters) wins, so "Welch one-way ANOVA" names
 Welch's F rather than the classical F (and "one-way ANOVA (Welch also
@@ -31,9 +31,11 @@ A line names no test when it is ambiguous or unreadable:
   run of consecutive words of the whole line. So "classical one-way ANOVA (not
   Welch)" names the classical F and "Welch t-test (not Student's)" Welch's t.
 - A line whose free words name two tests, neither phrase inside the other
-  ("Spearman (Kendall's tau would also do)"), names none, as does one whose
-  sides of "or", "either", "vs" name different tests ("either Welch ANOVA or
-  one-way ANOVA"; "Mann-Whitney U (or Wilcoxon rank sum) test" names one).
+  ("Spearman (Kendall's tau would also do)"), names none, as does one that
+  names a test again apart from the words of the best match ("one-way ANOVA
+  and Welch one-way ANOVA"), or whose sides of "or", "either", "vs" name
+  different tests ("either Welch ANOVA or one-way ANOVA"; "Mann-Whitney U (or
+  Wilcoxon rank sum) test" names one).
 - A line holding letters outside ASCII that are not accented Latin letters or
   the Greek letters of statistics (a Cyrillic "о" in "nоt") names none.
 """
@@ -71,8 +73,8 @@ _SAME_WORD = {"oneway": "one way", "2": "two", "chisq": "chi square", "squared":
               "ttest": "t test", "utest": "u test", "errors": "error"}
 
 
-_TRUE = re.compile(r"=\s*(?:T|1)\b")
-_FALSE = re.compile(r"=\s*(?:F|0)\b")
+_TRUE = re.compile(r"=\s*(?:T|1)\b(?!\.[0-9])")
+_FALSE = re.compile(r"=\s*(?:F|0)\b(?!\.[0-9])")
 
 
 def plain(text: str) -> str | None:
@@ -138,18 +140,24 @@ _ARGUMENT_VALUES = frozenset({"true", "false"})
 
 def _in_order(sequence: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
     """True when ``phrase``'s words occur in ``sequence`` in order, each
-    ``true`` or ``false`` right after the word before it (the earliest place
-    of each word, or word and value, is the one to take)."""
-    pos, k = 0, 0
+    ``true`` or ``false`` right after the word before it."""
+    return _places(sequence, phrase) is not None
+
+
+def _places(sequence: tuple[str, ...], phrase: tuple[str, ...]) -> list[int] | None:
+    """Where ``phrase``'s words occur in ``sequence`` in order (the earliest
+    place of each word, or word and value, is the one to take), or None."""
+    pos, k, places = 0, 0, []
     while k < len(phrase):
         pair = k + 1 < len(phrase) and phrase[k + 1] in _ARGUMENT_VALUES
         unit = phrase[k:k + 2] if pair else phrase[k:k + 1]
         while pos < len(sequence) and sequence[pos:pos + len(unit)] != unit:
             pos += 1
         if pos >= len(sequence):
-            return False
+            return None
+        places.extend(range(pos, pos + len(unit)))
         pos, k = pos + len(unit), k + len(unit)
-    return True
+    return places
 
 
 @dataclass(frozen=True)
@@ -230,4 +238,19 @@ def _named(sequence: tuple[str, ...], free: str, order: list[TestName]) -> TestN
     for name, others in found:
         if name != best and any(not ws <= best_words for _, ws in others):
             return None   # a second test named beside the best, not inside its phrases
+    rest = _rest(line, best)
+    if rest is not None and any(name != best and name.matches(rest) for name, _ in found):
+        return None   # a second test named again apart from the best ("ANOVA and Welch ANOVA")
     return best
+
+
+def _rest(line: Line, best: TestName) -> Line | None:
+    """``line`` without the free words the phrases of ``best`` match in it
+    (of a phrase holding a negation, its words before the negation)."""
+    used = set()
+    for phrase in (best.label, *best.phrases):
+        run = _phrase_run(phrase)
+        free_part = next((run[:i] for i, w in enumerate(run) if w in _NEGATING), run)
+        used.update(_places(line.free_sequence, free_part) or ())
+    rest = tuple(w for i, w in enumerate(line.free_sequence) if i not in used)
+    return Line(rest, frozenset(rest), rest) if rest else None
