@@ -22,6 +22,9 @@ from taskfactory.use.score import pass_at_k, reported_ks, score
 from conftest import PINNED
 
 GOLDEN = load_yaml(Path(__file__).parent / "golden" / "completions.yaml", ScenarioError, "golden completions")
+#: Hostile completions (and honest ones beside them), graded against GOLDEN's tasks.
+HOSTILE = load_yaml(Path(__file__).parent / "adversarial" / "completions" / "cases.yaml", ScenarioError,
+                    "hostile completions")
 
 
 def golden_text(text) -> str:
@@ -40,7 +43,7 @@ def block(p, decision="reject", method="Welch two-sample t-test") -> str:
     return f"METHOD: {method}\nP_VALUE: {p!r}\nDECISION: {decision}"
 
 
-@pytest.mark.parametrize("case", GOLDEN["completions"], ids=lambda c: c["name"])
+@pytest.mark.parametrize("case", GOLDEN["completions"] + HOSTILE["completions"], ids=lambda c: c["name"])
 def test_golden_completions_parse_and_score_as_pinned(case):
     kind = case.get("kind", "p_value")
     text = golden_text(case["text"])

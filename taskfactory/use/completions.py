@@ -7,18 +7,23 @@ total, bounded and strict:
   :class:`Invalid` with its reason; it never raises for a known answer kind.
 - Only the answer region is read (:func:`answer_region`): the last
   :data:`ANSWER_REGION` characters (trailing blanks aside; the prompt asks
-  for the answer at the end), after the last ``</think>``, HTML comments
-  dropped. Every pattern is linear in what it reads, a field's value longer
+  for the answer at the end), after the last ``</think>``, closed HTML
+  comments dropped, split at every line break :meth:`str.splitlines` knows. Every pattern is linear in what it reads, a field's value longer
   than :data:`MAX_VALUE_CHARS` is not read, and at most
   :data:`MAX_JSON_OBJECTS` JSON objects are, from the end.
 - Ambiguity is invalid, never credit: an answer block giving a field twice;
   anything after the answer that gives another (an answer line, a number or
-  a decision; a yes or no after a yes/no answer); a closed-form last line
-  against a labelled answer before it; a decision line naming both
-  decisions, hedged, negated or withdrawn in a way this grammar does not
-  read, or copying the template; a number qualified in parentheses
-  (``0.03 (or 0.3)``); an arithmetic expression; a JSON answer giving a field
-  twice; a yes/no answer that is not a plain yes or no.
+  a decision; a yes, no, true or false after a yes/no answer), in digits or
+  letters of any script, fullwidth or mathematical forms and invisible
+  characters read as a reader sees them, or letters this grammar does not
+  read; a closed-form last line against a labelled answer before it, or
+  after one that does not read; a decision line naming both decisions,
+  hedged, negated or withdrawn in a way this grammar does not read, or
+  copying the template; a METHOD or DECISION line giving a p-value or a
+  decision other than the answer's; METHOD lines before and after a block
+  that differ; a number qualified in parentheses (``0.03 (or 0.3)``); an
+  arithmetic expression; a JSON answer giving a field twice (``answer`` and
+  ``final_answer``); a yes/no answer that is not a plain yes or no.
 
 The grammar, field by field (labels are case-blind and may carry ``Final``,
 ``Corrected`` and the like before them; markdown, bullets and list numbers
@@ -40,8 +45,12 @@ around a label or a value are ignored):
   to reject`` ("do not reject", "cannot be rejected", "not rejected",
   "retain H0", "accept the null"), with other words around it; a negation
   before it in its clause ("not enough evidence to reject", "do not retain
-  H0") or a withdrawal anywhere ("wait", "nope", struck out) makes it
-  invalid, as does rejecting the alternative.
+  H0"), a denial right after it ("rejecting H0 is not warranted", "reject =
+  FALSE"), a short clause denying a rejection ("reject (not)", "Reject H0:
+  no") or a withdrawal anywhere ("wait", "nope", "just kidding", struck out)
+  makes it invalid, as does rejecting the alternative. Apostrophes are read
+  in every form (``can´t``, ``don′t``, ``do n't``). A number on the line
+  other than a significance level must be the p-value, as rounded.
 - yes/no: ``yes`` or ``no`` and nothing else but a final ``.`` or ``!``; a
   JSON ``true`` or ``false``.
 - numbers of the closed-form kinds: one number as above, optionally assigned
@@ -56,10 +65,11 @@ import json
 import math
 import numbers
 import re
+import unicodedata
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 from ..answers import FAIL, KINDS, REJECT
 from ..testnames import plain
@@ -262,8 +272,10 @@ def parse_integer(text: str) -> int | Invalid:
     if isinstance(read, Invalid):
         return read
     sign, mantissa, exponent = read
-    value = Decimal(mantissa).scaleb(exponent)
-    if value != value.to_integral_value():
+    with localcontext(prec=MAX_VALUE_CHARS + 1):   # every digit the value may hold, none rounded away
+        value = Decimal(mantissa).scaleb(exponent)
+        whole = value == value.to_integral_value()
+    if not whole:
         return Invalid(f"'{_shown(text)}' is not a whole number")
     if value > MAX_INTEGER:
         return Invalid(f"'{_shown(text)}' is out of range")
@@ -324,7 +336,21 @@ _NEGATION = re.compile(r"\b(?:not|no|non|never|nor|neither|none|nothing|cannot|c
 #: Words that withdraw or refuse a decision wherever they stand in its line.
 _WITHDRAWAL = re.compile(r"\b(?:wait|nope|jk|mistake|mistaken|wrong|incorrect|premature|unwarranted|unjustified"
                          r"|decline|declines|refuse|refuses|refrain|avoid|avoiding|short of|hold off|too weak"
-                         r"|scratch that|actually)\b")
+                         r"|scratch that|actually|kidding|joking|joke|retract\w*|never ?mind|disregard\w*|ignore"
+                         r"|cancel\w*|revoke\w*|undo|undone)\b")
+#: Words that deny a decision right after it ("rejecting H0 is not warranted",
+#: "reject = FALSE"), within :data:`_DENIAL_WORDS` words, or deny a rejection
+#: as a short clause of their own after it ("reject (not)", "Reject H0: no").
+_DENIAL = re.compile(r"\b(?:not|no|never|nor|cannot|cant|isnt|arent|wasnt|werent|wont|wouldnt|shouldnt|couldnt"
+                     r"|dont|doesnt|didnt|false|untrue)\b")
+_DENIAL_WORDS = 3
+#: Apostrophes as people and tokenisers write them, read as ``'`` (``don´t``,
+#: ``don′t``); invisible characters part words (``do\u200bnot``).
+_WORD_MARKS = str.maketrans({"\u00b4": "'", "\u2032": "'", "\u02bc": "'", "\u2019": "'", "\u2018": "'",
+                             "`": "'", "\uff07": "'", "\u200b": " ", "\u200c": " ", "\u200d": " ",
+                             "\u2060": " ", "\ufeff": " ", "\u00ad": ""})
+#: A contraction split by a tokeniser (``do n't``, ``ca n't``), joined again.
+_SPLIT_NOT = re.compile(r"\b(\w+)\s+n't\b")
 #: Where a clause of a decision line ends, for what a negation governs.
 _DECISION_CLAUSE = re.compile(r"[,;:()\[\]\u2013\u2014]|\s-\s|\.(?:\s|$)")
 #: Markup that strikes a decision out.
@@ -335,21 +361,26 @@ _TEMPLATE = ("reject fail to reject", "fail to reject reject")
 def _words_of(text: str) -> str | None:
     """``text`` as lower-case ASCII words separated by single spaces; None when
     it holds letters this reading does not know (see :func:`taskfactory.testnames.plain`)."""
-    text = plain(text.translate(_PLAIN))
+    text = plain(text.translate(_WORD_MARKS).translate(_PLAIN))
     if text is None:
         return None
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", text.lower().replace("'", "")).split())
+    text = _SPLIT_NOT.sub(r"\1n't", text.lower())
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text.replace("'", "")).split())
 
 
 def _decisions_named(text: str) -> tuple[set[str], bool]:
     """(the decisions ``text`` names, clause by clause; whether a negation
-    comes before one in its clause)."""
+    comes before one in its clause, or a denial after it, see :data:`_DENIAL`)."""
     named, negated = set(), False
-    for clause in _DECISION_CLAUSE.split(text):
-        words = _words_of(clause) or ""
+    clauses = [_words_of(clause) or "" for clause in _DECISION_CLAUSE.split(text)]
+    for k, words in enumerate(clauses):
         for m in _DECISION.finditer(words):
             named.add(m.lastgroup)
-            negated = negated or _NEGATION.search(words, 0, m.start()) is not None
+            after = " ".join(words[m.end():].split()[:_DENIAL_WORDS])
+            following = next((c for c in clauses[k + 1:] if c), "") if m.lastgroup == "reject" else ""
+            negated = (negated or _NEGATION.search(words, 0, m.start()) is not None
+                       or _DENIAL.search(after) is not None
+                       or (len(following.split()) <= _DENIAL_WORDS and _DENIAL.search(following) is not None))
     return named, negated
 
 
@@ -378,9 +409,6 @@ def parse_decision(text: str) -> str | Invalid:
     if negated or _WITHDRAWAL.search(phrase) or any(mark in text.lower() for mark in _STRUCK):
         return Invalid(f"decision '{shown}' negates or withdraws it in words this grader does not read")
     return FAIL if "fail" in named else REJECT
-
-
-_YES_NO = re.compile(r"\b(?:yes|no)\b")
 
 
 def parse_yes_no(text: str) -> bool | Invalid:
@@ -436,7 +464,9 @@ _LINE = re.compile(r"^[\s>*#_`\u2022\u00b7\u25aa\u2023\u25e6-]{0,8}(?:(?:[0-9]{1
 _QUALIFIED = re.compile(r"^(?:(?:final|corrected|revised|updated|actual|new|my|correct|real|true) ){1,2}")
 #: A line that neither answers nor ends a block: blank, or markup only (a code fence, a rule).
 _SPACER = re.compile(r"^[\s`*_~=#>|-]*$")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+#: Line breaks: those :meth:`str.splitlines` knows (a renderer shows a line
+#: separator or a form feed as a new line too).
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 @dataclass
@@ -491,7 +521,8 @@ def _runs(lines: list[str], kind: str) -> list[_Run]:
 def _block_answer(lines: list[str], runs: list[_Run], fields: tuple[str, ...]) -> tuple[int, dict | Invalid] | None:
     """(the last line, {field: text} or Invalid) of the last complete run; a
     lone METHOD line after it, only blank lines between, joins a run without
-    one. None without a complete run."""
+    one, unless a lone METHOD line before the run says otherwise. None
+    without a complete run."""
     complete = [i for i, run in enumerate(runs) if all(f in run.fields for f in fields)]
     if not complete:
         return None
@@ -504,6 +535,9 @@ def _block_answer(lines: list[str], runs: list[_Run], fields: tuple[str, ...]) -
     after = runs[i + 1] if i + 1 < len(runs) else None
     if "method" not in found and after is not None and after.method_only() and \
             all(_SPACER.match(line) for line in lines[run.last + 1:after.first]):
+        before = runs[i - 1] if i > 0 else None
+        if before is not None and before.method_only() and before.fields["method"] != after.fields["method"]:
+            return after.last, Invalid("METHOD lines before and after the answer block differ")
         found["method"] = after.fields["method"][0]
         return after.last, found
     return run.last, found
@@ -555,9 +589,10 @@ def gold_fields(kind: str) -> tuple[str, ...]:
 def _key_field(key, kind: str) -> str:
     """The field a JSON key names for ``kind``: read as a block's label is
     (``P-value`` and ``p`` as ``p_value``, ``answer`` as the field of
-    ``kind``'s block), any other key lower-cased with ``_`` for spaces and hyphens."""
+    ``kind``'s block, ``final_answer`` too), any other key lower-cased with
+    ``_`` for spaces and hyphens."""
     label = _label(str(key))
-    return _FIELD_OF[kind].get(label, label.replace(" ", "_"))
+    return _field_named(label, kind) or label.replace(" ", "_")
 
 
 def _named_fields(pairs, kind: str) -> dict | Invalid:
@@ -609,12 +644,12 @@ def _json_answer(text: str, kind: str, fields: tuple[str, ...]) -> tuple[int, di
 
 
 def _without_comments(text: str) -> str:
-    """``text`` without HTML comments (``<!-- ... -->``, an unclosed one to the end)."""
+    """``text`` without HTML comments (``<!-- ... -->``); an unclosed ``<!--``
+    hides nothing (in inline code, a renderer shows what follows it)."""
     out, pos = [], 0
-    while (start := text.find("<!--", pos)) >= 0:
+    while (start := text.find("<!--", pos)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
         out.append(text[pos:start])
-        end = text.find("-->", start + 4)
-        pos = len(text) if end < 0 else end + 3
+        pos = end + 3
     out.append(text[pos:])
     return "".join(out)
 
@@ -625,8 +660,12 @@ _THINK_END = re.compile(r"</think(?:ing)?>", re.I)
 _ANSWER_TAG = re.compile(r"</?(?:answer|final_answer|final|response|output|solution)>", re.I)
 #: Hyphens read as ``-`` (models write "p‑value" with U+2011).
 _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-"})
-#: What a line after a p-value answer may not hold: a number or a decision.
-_P_ANSWER_WORDS = re.compile(r"[0-9]|\b(?:reject|retain|accept)", re.I)
+#: What may not follow an answer, by kind (in text as :func:`_as_shown` gives it):
+#: a digit of any script or a decision after a p-value; a yes or a no (or
+#: true, false ...) after a yes/no answer; a digit after any other.
+_ANY_DIGIT = re.compile(r"\d")
+_GIVES_AGAIN = {"p_value": re.compile(r"\d|\b(?:reject|retain|accept)"),
+                "yes_no": re.compile(r"(?<![a-z])(?:yes|no|yeah|yep|yup|nope|nah|true|false)(?![a-z])")}
 
 
 def answer_region(text: str) -> list[str]:
@@ -634,7 +673,7 @@ def answer_region(text: str) -> list[str]:
     characters of ``text`` (trailing blanks within its last
     4 x :data:`ANSWER_REGION` aside, the first, cut, line dropped), what
     follows the last ``</think>`` or ``</thinking>``, without HTML comments
-    and ``<answer>`` tags, split on ``\\n``, ``\\r\\n`` and ``\\r``."""
+    and ``<answer>`` tags, split at every line break (:data:`_LINE_BREAK`)."""
     tail = text[-_TAIL:].rstrip()
     region = tail[-ANSWER_REGION:]
     if len(tail) > ANSWER_REGION or len(text) > _TAIL:
@@ -691,32 +730,108 @@ def parse_answer(text, kind: str = "p_value") -> Answer | Invalid:
     end, found = latest
     if isinstance(found, Invalid):
         return found
-    return _after_the_answer(region_text, ends, end, runs, kind) or _fields_answer(found, fields)
+    answer = _after_the_answer(region_text, ends, end, runs, kind) or _fields_answer(found, fields)
+    if kind == "p_value" and isinstance(answer, Answer):
+        return _said_again(answer, found) or answer
+    return answer
 
 
 def _agreeing(bare: Answer, labelled, fields: tuple[str, ...]) -> Answer | Invalid:
     """``bare`` (the last line's answer), unless a labelled answer or a JSON
-    one before it gives another."""
-    if labelled is not None and not isinstance(labelled[1], Invalid):
-        earlier = _fields_answer(labelled[1], fields)
-        if isinstance(earlier, Answer) and earlier.values != bare.values:
-            return Invalid("the last line and the labelled answer before it give different answers")
+    one before it gives another, or one that does not read."""
+    if labelled is None:
+        return bare
+    earlier = labelled[1] if isinstance(labelled[1], Invalid) else _fields_answer(labelled[1], fields)
+    if isinstance(earlier, Invalid):
+        return Invalid("the last line gives an answer, and the labelled answer before it does not read as one")
+    if earlier.values != bare.values:
+        return Invalid("the last line and the labelled answer before it give different answers")
     return bare
 
 
 def _after_the_answer(region_text: str, ends: list[int], end: int, runs: list[_Run], kind: str) -> Invalid | None:
     """Invalid when what follows the answer, which ends at offset ``end``,
     gives part of another: a run of answer lines, or text holding a number or
-    a decision (a yes or no, for yes/no)."""
+    a decision (a yes or no, for yes/no), in any script and however it is
+    disguised (:func:`_as_shown`); or letters this grader does not read."""
     if any(ends[run.first] >= end for run in runs):
         return Invalid("part of another answer follows the last complete one")
     rest = region_text[end:]
-    gives = {"p_value": _P_ANSWER_WORDS, "yes_no": _YES_NO}.get(kind, _DIGITS)
-    found = gives.search(rest.lower())
+    shown = _as_shown(rest)
+    if plain(shown) is None:
+        return Invalid("what follows the answer holds letters this grader does not read")
+    found = _GIVES_AGAIN.get(kind, _ANY_DIGIT).search(shown)
     if found:
-        line = rest[rest.rfind("\n", 0, found.start()) + 1:].split("\n", 1)[0]
+        line = rest.split("\n")[shown.count("\n", 0, found.start())]
         return Invalid(f"what follows the answer gives another ('{_shown(line)}')")
     return None
+
+
+def _as_shown(text: str) -> str:
+    """``text`` lower-cased as a reader sees it: compatibility forms as their
+    letters and digits (fullwidth, mathematical, superscript), invisible
+    characters (zero-width spaces, soft hyphens, direction marks) dropped."""
+    return "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf").lower()
+
+
+#: What a METHOD line may not hold besides the test: a line label of the p-value answer.
+_ANSWER_LABEL = re.compile(r"\b(?:p[ _-]?values?|decision)\s*:", re.I)
+#: A number's label: a variable and a relation right before it (``p =``, ``p-value <``, ``t =``).
+_NUMBER_LABEL = re.compile(r"(?P<name>[a-z][a-z ._-]{0,15}?)\s*(?P<relation><=|>=|=|:|≈|<|>|≤|≥)\s*$")
+_P_NAMES = ("p", "p value", "p values", "pvalue", "p-value", "p_value", "p.value", "pr")
+#: Hypotheses' names and percentages a decision may mention (``H0``, ``at the 5% level``).
+_NOT_P = re.compile(r"\bh\s*[01a]\b|[0-9.]+\s*%", re.I)
+#: Significance levels: a number a decision may compare its p-value with (``p < 0.05``, ``at 0.01``).
+_LEVELS = (0.05, 0.01, 0.1, 0.001)
+
+
+def _said_again(answer: Answer, found: Mapping) -> Invalid | None:
+    """Invalid when the METHOD or DECISION line of a p-value answer gives
+    another answer: a METHOD line with a P_VALUE or DECISION label, a
+    p-value (after "p-value") or a decision other than the answer's; a
+    DECISION line with a p-value other than the answer's (a significance
+    level, a hypothesis's name and a number another variable is named
+    before, ``t = 2.5``, aside)."""
+    p_value, decision = answer.values["p_value"], answer.values["decision"]
+    method = found.get("method")
+    if isinstance(method, str):
+        named, _ = _decisions_named(method)
+        if _ANSWER_LABEL.search(method):
+            return Invalid(f"the METHOD line '{_shown(method)}' holds another answer line")
+        if named - {"fail" if decision == FAIL else "reject"}:
+            return Invalid(f"the METHOD line '{_shown(method)}' gives another decision")
+        if _other_p_value(method, p_value, names=_P_NAMES[1:]):
+            return Invalid(f"the METHOD line '{_shown(method)}' gives another p-value")
+    if _other_p_value(_NOT_P.sub(" ", str(found["decision"])), p_value, names=_P_NAMES, bare=True):
+        return Invalid(f"decision '{_shown(str(found['decision']))}' gives another p-value")
+    return None
+
+
+def _other_p_value(text: str, p_value: float, names: tuple[str, ...], bare: bool = False) -> bool:
+    """Whether ``text`` gives a p-value other than ``p_value`` (as rounded to
+    the digits written): a number labelled by one of ``names`` or, with
+    ``bare``, an unlabelled number in [0, 1]; not a significance level
+    compared with (``p < 0.05``) or unlabelled (``at 0.05``)."""
+    lowered = _plain_number_text(text).lower()
+    for m in _NUMBER.finditer(lowered):
+        start = m.end() - len(m.group(0).lstrip())
+        if not m.group("m") or lowered[m.end():m.end() + 1].isalnum() or lowered[start - 1:start].isalnum():
+            continue   # a lone power of ten, or digits inside a word (mu1, 2x2)
+        label = _NUMBER_LABEL.search(lowered, max(0, start - 20), start)
+        name, relation = (label.group("name").strip(), label.group("relation")) if label else (None, None)
+        read = _read_number(m.group(0), m.group(0))
+        if isinstance(read, Invalid):
+            continue
+        sign, mantissa, exponent = read
+        x = float(f"{sign}{mantissa}e{exponent}")
+        if name not in names if name else not (bare and 0 <= x <= 1):
+            continue
+        if x in _LEVELS and relation not in ("=", ":", "≈"):
+            continue
+        last_digit = min(max(exponent - len(mantissa.partition(".")[2]), -400), 300)
+        if abs(x - p_value) > 0.5 * 10.0 ** last_digit * (1 + 1e-9):   # not the p-value rounded as written
+            return True
+    return False
 
 
 _INTERVAL_SEPARATOR = re.compile(r"\s*(?:,|;|\bto\b|\u2013)\s*|\s+-\s+")
