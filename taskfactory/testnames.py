@@ -250,7 +250,10 @@ def _rest(line: Line, best: TestName) -> Line | None:
     used = set()
     for phrase in (best.label, *best.phrases):
         run = _phrase_run(phrase)
-        free_part = next((run[:i] for i, w in enumerate(run) if w in _NEGATING), run)
-        used.update(_places(line.free_sequence, free_part) or ())
+        negation = next((i for i, w in enumerate(run) if w in _NEGATING), None)
+        if negation is None:
+            used.update(_places(line.free_sequence, run) or ())
+        elif line.has_run(run):   # a negated name the line holds: its words before the negation are free
+            used.update(_places(line.free_sequence, run[:negation]) or ())
     rest = tuple(w for i, w in enumerate(line.free_sequence) if i not in used)
     return Line(rest, frozenset(rest), rest) if rest else None

@@ -19,9 +19,9 @@ total, bounded and strict:
   read; a closed-form last line against a labelled answer before it, or
   after one that does not read; a decision line naming both decisions,
   hedged, negated or withdrawn in a way this grammar does not read, or
-  copying the template; a METHOD or DECISION line giving a p-value or a
-  decision other than the answer's; METHOD lines before and after a block
-  that differ; a number qualified in parentheses (``0.03 (or 0.3)``); an
+  copying the template; a METHOD line with an answer label or a clause
+  deciding otherwise, a DECISION line stating another p-value; METHOD lines
+  before and after a block that differ; a number qualified in parentheses (``0.03 (or 0.3)``); an
   arithmetic expression; a JSON answer giving a field twice (``answer`` and
   ``final_answer``); a yes/no answer that is not a plain yes or no.
 
@@ -45,12 +45,12 @@ around a label or a value are ignored):
   to reject`` ("do not reject", "cannot be rejected", "not rejected",
   "retain H0", "accept the null"), with other words around it; a negation
   before it in its clause ("not enough evidence to reject", "do not retain
-  H0"), a denial right after it ("rejecting H0 is not warranted", "reject =
-  FALSE"), a short clause denying a rejection ("reject (not)", "Reject H0:
-  no") or a withdrawal anywhere ("wait", "nope", "just kidding", struck out)
-  makes it invalid, as does rejecting the alternative. Apostrophes are read
-  in every form (``can´t``, ``don′t``, ``do n't``). A number on the line
-  other than a significance level must be the p-value, as rounded.
+  H0", "too large to reject"), a denial right after it ("rejecting H0 is not
+  warranted", "reject = FALSE"), a clause of denial alone after a rejection
+  ("reject (not)", "Reject H0: no") or a withdrawal anywhere ("wait",
+  "nope", "just kidding", struck out) makes it invalid, as does rejecting
+  the alternative. Apostrophes are read in every form (``can´t``, ``don′t``,
+  ``do n't``). A p-value the line states must be the answer's, as rounded.
 - yes/no: ``yes`` or ``no`` and nothing else but a final ``.`` or ``!``; a
   JSON ``true`` or ``false``.
 - numbers of the closed-form kinds: one number as above, optionally assigned
@@ -332,18 +332,20 @@ _HEDGE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly|probably|likely|unli
 #: Words that negate a decision when they come before it in its clause.
 _NEGATION = re.compile(r"\b(?:not|no|non|never|nor|neither|none|nothing|cannot|cant|dont|doesnt|didnt|isnt|arent"
                        r"|wasnt|werent|wont|wouldnt|shouldnt|couldnt|hardly|lack|lacking|failure|fail|fails|failed"
-                       r"|impossible|unable|insufficient|without|instead)\b")
+                       r"|impossible|unable|insufficient|without|instead|too)\b")
 #: Words that withdraw or refuse a decision wherever they stand in its line.
 _WITHDRAWAL = re.compile(r"\b(?:wait|nope|jk|mistake|mistaken|wrong|incorrect|premature|unwarranted|unjustified"
                          r"|decline|declines|refuse|refuses|refrain|avoid|avoiding|short of|hold off|too weak"
                          r"|scratch that|actually|kidding|joking|joke|retract\w*|never ?mind|disregard\w*|ignore"
-                         r"|cancel\w*|revoke\w*|undo|undone)\b")
-#: Words that deny a decision right after it ("rejecting H0 is not warranted",
-#: "reject = FALSE"), within :data:`_DENIAL_WORDS` words, or deny a rejection
-#: as a short clause of their own after it ("reject (not)", "Reject H0: no").
-_DENIAL = re.compile(r"\b(?:not|no|never|nor|cannot|cant|isnt|arent|wasnt|werent|wont|wouldnt|shouldnt|couldnt"
-                     r"|dont|doesnt|didnt|false|untrue)\b")
+                         r"|cancel\w*|revoke\w*|undo|undone|erroneous\w*|incorrectly|unjustifiabl\w*|unsupported"
+                         r"|unfounded|overstat\w*|lacking|absent)\b")
+#: A denial right after a decision, within :data:`_DENIAL_WORDS` words of it
+#: ("rejecting H0 is not warranted", "reject H0 cannot be justified", "reject = FALSE").
+_DENIAL = re.compile(r"\b(?:(?:is|are|was|were|be|being)\s+not|cannot|cant|isnt|arent|wasnt|werent|wont|wouldnt"
+                     r"|shouldnt|couldnt|false|untrue)\b")
 _DENIAL_WORDS = 3
+#: A clause after a rejection made of these words alone denies it ("reject (not)", "Reject H0: no").
+_DENYING = frozenset({"not", "no", "nope", "nah", "never", "false", "untrue", "n", "hardly", "mind"})
 #: Apostrophes as people and tokenisers write them, read as ``'`` (``don´t``,
 #: ``don′t``); invisible characters part words (``do\u200bnot``).
 _WORD_MARKS = str.maketrans({"\u00b4": "'", "\u2032": "'", "\u02bc": "'", "\u2019": "'", "\u2018": "'",
@@ -380,7 +382,7 @@ def _decisions_named(text: str) -> tuple[set[str], bool]:
             following = next((c for c in clauses[k + 1:] if c), "") if m.lastgroup == "reject" else ""
             negated = (negated or _NEGATION.search(words, 0, m.start()) is not None
                        or _DENIAL.search(after) is not None
-                       or (len(following.split()) <= _DENIAL_WORDS and _DENIAL.search(following) is not None))
+                       or (following != "" and set(following.split()) <= _DENYING))
     return named, negated
 
 
@@ -664,7 +666,7 @@ _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-"})
 #: a digit of any script or a decision after a p-value; a yes or a no (or
 #: true, false ...) after a yes/no answer; a digit after any other.
 _ANY_DIGIT = re.compile(r"\d")
-_GIVES_AGAIN = {"p_value": re.compile(r"\d|\b(?:reject|retain|accept)"),
+_GIVES_AGAIN = {"p_value": re.compile(r"\d|\b(?:reject|retain|accept(?:s|ed|ing)?\b)"),
                 "yes_no": re.compile(r"(?<![a-z])(?:yes|no|yeah|yep|yup|nope|nah|true|false)(?![a-z])")}
 
 
@@ -720,7 +722,8 @@ def parse_answer(text, kind: str = "p_value") -> Answer | Invalid:
     latest = max(candidates, key=lambda item: item[0]) if candidates else None
     if kind != "p_value":
         last = next((ln for ln in reversed(lines) if not _SPACER.match(ln)), "")
-        bare = None if _LINE.match(last) else _bare_answer(last, kind, fields)
+        labelled = _LINE.match(last)
+        bare = None if labelled and _field_named(labelled.group("label"), kind) else _bare_answer(last, kind, fields)
         if isinstance(bare, Answer):
             return _agreeing(bare, latest, fields)
     if latest is None:
@@ -769,69 +772,69 @@ def _after_the_answer(region_text: str, ends: list[int], end: int, runs: list[_R
 
 def _as_shown(text: str) -> str:
     """``text`` lower-cased as a reader sees it: compatibility forms as their
-    letters and digits (fullwidth, mathematical, superscript), invisible
-    characters (zero-width spaces, soft hyphens, direction marks) dropped."""
-    return "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf").lower()
+    letters and digits (fullwidth, mathematical, superscript), accents and
+    invisible characters (zero-width spaces, soft hyphens, direction marks)
+    dropped."""
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
+    return "".join(c for c in text if unicodedata.category(c) not in ("Cf", "Mn")).lower()
 
 
 #: What a METHOD line may not hold besides the test: a line label of the p-value answer.
 _ANSWER_LABEL = re.compile(r"\b(?:p[ _-]?values?|decision)\s*:", re.I)
-#: A number's label: a variable and a relation right before it (``p =``, ``p-value <``, ``t =``).
-_NUMBER_LABEL = re.compile(r"(?P<name>[a-z][a-z ._-]{0,15}?)\s*(?P<relation><=|>=|=|:|≈|<|>|≤|≥)\s*$")
-_P_NAMES = ("p", "p value", "p values", "pvalue", "p-value", "p_value", "p.value", "pr")
-#: Hypotheses' names and percentages a decision may mention (``H0``, ``at the 5% level``).
-_NOT_P = re.compile(r"\bh\s*[01a]\b|[0-9.]+\s*%", re.I)
-#: Significance levels: a number a decision may compare its p-value with (``p < 0.05``, ``at 0.01``).
-_LEVELS = (0.05, 0.01, 0.1, 0.001)
+#: Words a decision clause may hold besides the decision (``reject H0``, ``we fail to reject the null``).
+_DECISION_FILLER = frozenset({"h0", "ho", "h", "0", "the", "null", "hypothesis", "we", "i", "so", "thus", "hence",
+                              "therefore", "decision", "result", "conclusion"})
+#: A p-value a DECISION line states: after ``p-value`` or an adjusted p (``Holm-adjusted p``,
+#: ``p_adj``), or after ``p`` or ``q`` and ``=``, ``:`` or ``≈``.
+_STATED_P = re.compile(r"(?<![a-z0-9])(?:(?:p[ ._-]?values?|p[ ._-]?adj\w*|adjusted[ ._-]?p(?:[ ._-]?values?)?)"
+                       r"\s*(?:=|:|≈|\bis\b|\bof\b)?|(?:p|q)\s*(?:=|:|≈))\s*"
+                       r"(?P<value>[+-]?\s*(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:\s*e\s*[+-]?[0-9]{1,4})?)(?P<percent>\s*%)?")
 
 
 def _said_again(answer: Answer, found: Mapping) -> Invalid | None:
     """Invalid when the METHOD or DECISION line of a p-value answer gives
-    another answer: a METHOD line with a P_VALUE or DECISION label, a
-    p-value (after "p-value") or a decision other than the answer's; a
-    DECISION line with a p-value other than the answer's (a significance
-    level, a hypothesis's name and a number another variable is named
-    before, ``t = 2.5``, aside)."""
-    p_value, decision = answer.values["p_value"], answer.values["decision"]
+    another answer: a METHOD line with a P_VALUE or DECISION label, or a
+    clause of its own deciding otherwise (``Welch (p = 0.3, fail to
+    reject)``; a test of an assumption it reports, ``Levene rejected equal
+    variances``, is not one); a DECISION line stating a p-value other than
+    the answer's, as rounded to the digits written."""
+    decision = answer.values["decision"]
     method = found.get("method")
     if isinstance(method, str):
-        named, _ = _decisions_named(method)
         if _ANSWER_LABEL.search(method):
             return Invalid(f"the METHOD line '{_shown(method)}' holds another answer line")
-        if named - {"fail" if decision == FAIL else "reject"}:
+        if _decided_otherwise(method, decision):
             return Invalid(f"the METHOD line '{_shown(method)}' gives another decision")
-        if _other_p_value(method, p_value, names=_P_NAMES[1:]):
-            return Invalid(f"the METHOD line '{_shown(method)}' gives another p-value")
-    if _other_p_value(_NOT_P.sub(" ", str(found["decision"])), p_value, names=_P_NAMES, bare=True):
-        return Invalid(f"decision '{_shown(str(found['decision']))}' gives another p-value")
+    stated = _as_shown(str(found["decision"]))
+    for m in _STATED_P.finditer(stated):
+        if _other_p_value(m.group("value"), bool(m.group("percent")), answer.values["p_value"]):
+            return Invalid(f"decision '{_shown(str(found['decision']))}' gives another p-value")
     return None
 
 
-def _other_p_value(text: str, p_value: float, names: tuple[str, ...], bare: bool = False) -> bool:
-    """Whether ``text`` gives a p-value other than ``p_value`` (as rounded to
-    the digits written): a number labelled by one of ``names`` or, with
-    ``bare``, an unlabelled number in [0, 1]; not a significance level
-    compared with (``p < 0.05``) or unlabelled (``at 0.05``)."""
-    lowered = _plain_number_text(text).lower()
-    for m in _NUMBER.finditer(lowered):
-        start = m.end() - len(m.group(0).lstrip())
-        if not m.group("m") or lowered[m.end():m.end() + 1].isalnum() or lowered[start - 1:start].isalnum():
-            continue   # a lone power of ten, or digits inside a word (mu1, 2x2)
-        label = _NUMBER_LABEL.search(lowered, max(0, start - 20), start)
-        name, relation = (label.group("name").strip(), label.group("relation")) if label else (None, None)
-        read = _read_number(m.group(0), m.group(0))
-        if isinstance(read, Invalid):
-            continue
-        sign, mantissa, exponent = read
-        x = float(f"{sign}{mantissa}e{exponent}")
-        if name not in names if name else not (bare and 0 <= x <= 1):
-            continue
-        if x in _LEVELS and relation not in ("=", ":", "≈"):
-            continue
-        last_digit = min(max(exponent - len(mantissa.partition(".")[2]), -400), 300)
-        if abs(x - p_value) > 0.5 * 10.0 ** last_digit * (1 + 1e-9):   # not the p-value rounded as written
+def _decided_otherwise(text: str, decision: str) -> bool:
+    """Whether a clause of ``text`` is a decision other than ``decision``
+    (the decision's words and :data:`_DECISION_FILLER` alone)."""
+    for clause in _DECISION_CLAUSE.split(text):
+        words = _words_of(clause) or ""
+        m = _DECISION.search(words)
+        rest = (words[:m.start()] + " " + words[m.end():]).split() if m else []
+        if m and set(rest) <= _DECISION_FILLER and m.lastgroup != ("fail" if decision == FAIL else "reject"):
             return True
     return False
+
+
+def _other_p_value(value: str, percent: bool, p_value: float) -> bool:
+    """Whether the number ``value`` (a percentage with ``percent``) is not
+    ``p_value`` rounded to the digits written."""
+    read = _read_number(value.replace(" ", ""), value)
+    if isinstance(read, Invalid):
+        return True
+    sign, mantissa, exponent = read
+    exponent -= 2 if percent else 0
+    x = float(f"{sign}{mantissa}e{exponent}")
+    last_digit = min(max(exponent - len(mantissa.partition(".")[2]), -400), 300)
+    return abs(x - p_value) > 0.5 * 10.0 ** last_digit * (1 + 1e-9)
 
 
 _INTERVAL_SEPARATOR = re.compile(r"\s*(?:,|;|\bto\b|\u2013)\s*|\s+-\s+")
