@@ -5,6 +5,7 @@ import os
 import shutil
 import socket
 import sysconfig
+import time
 import warnings
 from pathlib import Path
 
@@ -35,12 +36,14 @@ def _fill(code: str, values: dict) -> str:
 
 
 def _processes_of(uids: set[int]) -> list[str]:
-    """Command lines of the host's live processes (zombies aside) run by ``uids``."""
+    """Command lines of the host's live processes run by ``uids`` (zombies
+    aside, but not one whose first thread has ended while others run)."""
     found = []
     for entry in os.listdir("/proc"):
         try:
             if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid in uids \
-                    and Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()[0] != "Z":
+                    and (Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+                         or len(os.listdir(f"/proc/{entry}/task")) > 1):
                 found.append(Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:80])
         except OSError:
             pass
@@ -195,3 +198,20 @@ def test_the_session_sees_its_own_environment_and_none_of_the_hosts(sandbox, mon
         result = space.run("python", "import os, sys\n(os.environ['HOME'], os.environ.get('HOST_SECRET'), "
                                      "os.environ['OPENBLAS_NUM_THREADS'], 'json' in sys.modules)")
     assert result.output == "('/workspace', None, '1', True)\n"
+
+
+@needs_bwrap
+def test_a_session_that_stops_reading_cannot_stall_the_host(sandbox):
+    """Code that shrinks its request pipe, answers its own call and sleeps
+    leaves the next call's request unread: the host gives up at the call's
+    limit, not never, and the session after it works."""
+    stall = ("import fcntl, os, struct, time\nfcntl.fcntl(3, 1031, 4096)\n"
+             "os.write(4, struct.pack('>I', 2) + b'ok')\ntime.sleep(600)\n")
+    with sandbox.workspace({"data.csv": DATA}) as space:
+        space.run("python", stall)
+        started = time.monotonic()
+        stalled = space.run("python", "x = 1\n" + "#" * 200_000 + "\nx")
+        waited = time.monotonic() - started
+        after = space.run("python", "len('ok')")
+    assert stalled.status == "ended" and waited < 3 + 2, (stalled, waited)
+    assert after.status == "ok" and after.output.endswith("2\n")

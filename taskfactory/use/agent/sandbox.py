@@ -17,8 +17,11 @@ nothing else of the host (not the corpus, not the project, not the home
 folder); a private working folder ``/workspace`` and ``/tmp`` in memory with a
 size cap; and an unprivileged user of its own for its sessions (a user id per
 sandbox where bubblewrap starts as root, so that the process limit counts
-that sandbox alone). Per call: wall time, and per process address space, file
-size, process count and CPU time; per episode: calls and seconds. A call past
+that sandbox alone). A system-call filter (:mod:`.seccomp`) refuses what
+would outlive a session's processes or reach past them: keyrings, POSIX
+message queues, namespaces, mounts, tracing. Per call: wall time (writing
+the request included), and per process address space, file size, process
+count and CPU time; per episode: calls and seconds. A call past
 a limit is stopped, the agent is told in one line, and the session restarts
 on the next call, saying that its variables are gone. The output returned is
 cut to :attr:`Limits.output_chars`, head and tail kept.
@@ -35,6 +38,7 @@ import fcntl
 import functools
 import itertools
 import os
+import select
 import selectors
 import shutil
 import signal
@@ -51,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import TaskFactoryError
+from . import seccomp
 from .servers import KEEPER, R_SERVER
 
 LANGUAGES = ("python", "r")
@@ -203,18 +208,20 @@ class _Slot:
         orders_r, self.orders = os.pipe()
         self.answers, answers_w = os.pipe()
         ends = (req_r, rep_w, orders_r, answers_w)
+        os.set_blocking(self.requests, False)   # a session that stops reading cannot stall the host (_send)
         self._buffers = {self.replies: bytearray(), self.answers: bytearray()}
         env = self._env(preload)
+        filtered = None if local else _filter_fd()
         try:
-            self.process = subprocess.Popen(self._argv(ends, env), stdin=subprocess.DEVNULL, stdout=out_w,
-                                            stderr=out_w, pass_fds=ends, env=env, cwd=self.folder or "/",
-                                            start_new_session=True)
+            self.process = subprocess.Popen(self._argv(ends, env, filtered), stdin=subprocess.DEVNULL,
+                                            stdout=out_w, stderr=out_w, pass_fds=ends + (filtered,) * bool(filtered),
+                                            env=env, cwd=self.folder or "/", start_new_session=True)
         finally:
-            for fd in (*ends, out_w):
+            for fd in (*ends, out_w, *((filtered,) if filtered else ())):
                 os.close(fd)
         self.alive = True
 
-    def _argv(self, ends: tuple[int, ...], env: dict) -> list[str]:
+    def _argv(self, ends: tuple[int, ...], env: dict, filtered: int | None) -> list[str]:
         python, site, binds = _python()
         nproc = self.limits.processes + (0 if os.getuid() == 0 and not self.local else _processes_of(os.getuid()))
         cpu = int(self.limits.episode_seconds) + 10
@@ -225,6 +232,8 @@ class _Slot:
         if self.local:
             return keeper
         args = [shutil.which("bwrap"), *_namespace_args(), "--clearenv"]
+        if filtered is not None:
+            args += ["--seccomp", str(filtered)]
         for name, value in env.items():
             args += ["--setenv", name, value]
         args += ["--ro-bind", "/usr", "/usr",
@@ -290,15 +299,22 @@ class _Slot:
         self._buffers[self.replies].clear()
         self.spawn()
 
-    def _send(self, op: bytes, body: bytes) -> None:
-        os.write(self.requests, struct.pack(">I", len(body) + 1) + op)
-        view = memoryview(body)
+    def _send(self, op: bytes, body: bytes, seconds: float) -> None:
+        """Write a request within ``seconds``; a session that stops reading
+        its requests (and fills the pipe) is :class:`_Gone`."""
+        deadline = time.monotonic() + seconds
+        view = memoryview(struct.pack(">I", len(body) + 1) + op + body)
         while view:
-            view = view[os.write(self.requests, view[:1 << 16]):]
+            if not select.select([], [self.requests], [], max(0.0, deadline - time.monotonic()))[1]:
+                raise _Gone("the session stopped reading its requests")
+            try:
+                view = view[os.write(self.requests, view[:1 << 16]):]
+            except BlockingIOError:
+                continue
 
     def save(self, name: str, data: bytes) -> None:
         try:
-            self._send(b"f", name.encode() + b"\n" + data)
+            self._send(b"f", name.encode() + b"\n" + data, 30)
             word = self._await(self.replies, _Capture(4000), time.monotonic() + 30)
         except (OSError, _Gone):
             word = None
@@ -309,8 +325,9 @@ class _Slot:
     def run(self, code: str, capture: _Capture) -> str:
         """The session's reply word, ``ended <status>``, ``timeout`` or ``gone``."""
         try:
-            self._send(b"c", code.encode("utf-8", "surrogatepass"))
-            word = self._await(self.replies, capture, time.monotonic() + self.limits.call_seconds)
+            deadline = time.monotonic() + self.limits.call_seconds
+            self._send(b"c", code.encode("utf-8", "surrogatepass"), self.limits.call_seconds)
+            word = self._await(self.replies, capture, deadline)
         except (OSError, _Gone):
             self.kill()
             return "gone"
@@ -384,6 +401,18 @@ class _Slot:
             os.close(self._uid_claim)   # the user id is free for another sandbox
         if self.folder:
             shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _filter_fd() -> int | None:
+    """The read end of a pipe holding the sandbox's system-call filter
+    (:mod:`.seccomp`), for bubblewrap's ``--seccomp``; None where there is none."""
+    program = seccomp.program()
+    if program is None:
+        return None
+    read, write = os.pipe()
+    os.write(write, program)   # a few hundred bytes: the pipe holds them
+    os.close(write)
+    return read
 
 
 def _claim_uid() -> tuple[int, int]:

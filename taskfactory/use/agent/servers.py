@@ -72,13 +72,14 @@ def as_session_user():
 
 
 def others():
-    """The sandbox's live processes but its init and the keeper (zombies aside)."""
+    """The sandbox's live processes but its init and the keeper: zombies
+    aside, but not a process whose first thread has ended while others run."""
     pids = []
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) not in (1, keeper):
             try:
                 with open(f"/proc/{entry}/stat", "rb") as fh:
-                    if fh.read().rpartition(b")")[2].split()[0] != b"Z":
+                    if fh.read().rpartition(b")")[2].split()[0] != b"Z" or len(os.listdir(f"/proc/{entry}/task")) > 1:
                         pids.append(int(entry))
             except OSError:
                 pass
@@ -297,7 +298,7 @@ stop_strays <- function() {
     live <- live[vapply(live, function(p) {
       state <- tryCatch(strsplit(sub(".*\\) ", "", readLines(file.path("/proc", p, "stat"), warn = FALSE)), " ")[[1]][1],
                         error = function(e) "Z")
-      state != "Z"
+      state != "Z" || length(list.files(file.path("/proc", p, "task"))) > 1  # a zombie's threads may still run
     }, logical(1))]
     if (!length(live)) break
     tools::pskill(live, tools::SIGKILL)
