@@ -155,6 +155,18 @@ def _python() -> tuple[str, str, list[str]]:
     return executable, site, binds
 
 
+def _hidden(site: str) -> list[str]:
+    """bubblewrap's arguments that hide taskfactory's own files among the
+    bound libraries (the package, its scenario files, its metadata): a
+    session needs none of them, and they are the factory's, not the task's."""
+    args = []
+    for entry in sorted(os.listdir(site)):
+        if entry == "taskfactory" or entry.startswith("taskfactory-") or ("editable" in entry and "taskfactory" in entry):
+            path = os.path.join(site, entry)
+            args += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
+    return args
+
+
 def _ancestors(paths: list[str]) -> list[str]:
     """Folders above ``paths``, made as empty readable folders in the sandbox."""
     seen = []
@@ -245,6 +257,7 @@ class _Slot:
             args += ["--perms", "0755", "--dir", folder]
         for path in binds:
             args += ["--ro-bind", path, path]
+        args += _hidden(site)
         args += ["--perms", "1777", "--size", str(disk), "--tmpfs", WORKDIR, "--chdir", WORKDIR]
         return args + keeper
 
