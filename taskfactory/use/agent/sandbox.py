@@ -224,12 +224,13 @@ class _Slot:
         self._buffers = {self.replies: bytearray(), self.answers: bytearray()}
         env = self._env(preload)
         filtered = None if local else _filter_fd()
+        passed = ends if filtered is None else (*ends, filtered)
         try:
             self.process = subprocess.Popen(self._argv(ends, env, filtered), stdin=subprocess.DEVNULL,
-                                            stdout=out_w, stderr=out_w, pass_fds=ends + (filtered,) * bool(filtered),
-                                            env=env, cwd=self.folder or "/", start_new_session=True)
+                                            stdout=out_w, stderr=out_w, pass_fds=passed, env=env,
+                                            cwd=self.folder or "/", start_new_session=True)
         finally:
-            for fd in (*ends, out_w, *((filtered,) if filtered else ())):
+            for fd in (*passed, out_w):
                 os.close(fd)
         self.alive = True
 

@@ -15,6 +15,7 @@ architecture (x32's numbers, a 32-bit ABI) kills the process.
 from __future__ import annotations
 
 import errno
+import functools
 import platform
 import struct
 
@@ -46,6 +47,7 @@ def _errno(code: int) -> int:
     return 0x00050000 | code
 
 
+@functools.cache
 def program() -> bytes | None:
     """The filter as bubblewrap reads it (struct sock_filter entries), or None
     on an architecture whose numbers this module does not hold."""
